@@ -1,0 +1,7 @@
+module github.com/roadbook/roadbook/services/worker
+
+go 1.26.0
+
+require github.com/roadbook/roadbook/proto v0.0.0
+
+replace github.com/roadbook/roadbook/proto => ../../proto
