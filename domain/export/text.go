@@ -1,0 +1,151 @@
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Meal prices of the text roadbook's budget (DOMAIN §10): each meal costs
+// between MealMinEUR and MealMaxEUR.
+const (
+	MealMinEUR = 12.0
+	MealMaxEUR = 20.0
+)
+
+// WriteText writes the plain-text roadbook (DOMAIN §10). Its exact format,
+// one item per line, UTF-8, "\n" line ends:
+//
+//	<title, or "Untitled trip">
+//	Total: <km> km, ↑<D+> m ↓<D−> m
+//	Source: <source URL, or "uploaded file">
+//	<blank line>
+//	<date>: <km> km, ↑<D+> m ↓<D−> m, <accommodation>, <min>–<max> €   (riding day)
+//	<date>: rest day, <accommodation>, <min>–<max> €                   (rest day)
+//	<blank line>
+//	Budget: <min>–<max> €
+//
+// Distances have one decimal (0.1 km), climbs whole metres (halves away from
+// zero); the totals are sums over the stages. "↑X m ↓Y m" reads "elevation
+// unknown" when the route has no elevation (for the total: when any riding day lacks it). <date> is
+// the stage date as YYYY-MM-DD, or "Day N" (N = position from 1) when the
+// stage has none. <accommodation> is the chosen accommodation's name, "no
+// accommodation chosen", or "no accommodation (last day)" on the last stage,
+// which never has one. A day's budget is its meals (MealMinEUR–MealMaxEUR
+// each: 1 for a single-day trip, 2 on the first and last days, 3 otherwise,
+// 3 on rest days) plus the chosen accommodation's price range; euros are
+// whole when whole, else two decimals. The final line sums the days.
+// Third-party text (title, names) is cleaned to one line each.
+func WriteText(w io.Writer, t Trip) error {
+	if err := t.validate(); err != nil {
+		return err
+	}
+	if len(t.Stages) == 0 {
+		return ErrNoStages
+	}
+	bw := bufio.NewWriter(w)
+	title := cleanText(t.Title)
+	if title == "" {
+		title = "Untitled trip"
+	}
+	source := cleanText(t.SourceURL)
+	if source == "" {
+		source = "uploaded file"
+	}
+
+	var distM, ascentM, descentM, budgetMin, budgetMax float64
+	eleKnown := true
+	lines := make([]string, 0, len(t.Stages))
+	for i, s := range t.Stages {
+		lo, hi := stageBudget(t.Stages, i)
+		budgetMin += lo
+		budgetMax += hi
+		var what string
+		if s.RestDay {
+			what = "rest day"
+		} else {
+			distM += s.DistanceM
+			ascentM += s.AscentM
+			descentM += s.DescentM
+			eleKnown = eleKnown && !s.ElevationUnknown
+			what = formatKm(s.DistanceM) + ", " + formatClimb(s.AscentM, s.DescentM, !s.ElevationUnknown)
+		}
+		lines = append(lines, fmt.Sprintf("%s: %s, %s, %s", dayLabel(s, i), what, stageLodging(t.Stages, i), formatRange(lo, hi)))
+	}
+
+	fmt.Fprintf(bw, "%s\nTotal: %s, %s\nSource: %s\n\n", title, formatKm(distM), formatClimb(ascentM, descentM, eleKnown), source)
+	for _, l := range lines {
+		fmt.Fprintln(bw, l)
+	}
+	fmt.Fprintf(bw, "\nBudget: %s\n", formatRange(budgetMin, budgetMax))
+	return bw.Flush()
+}
+
+// mealsOn is the number of meals budgeted for the stage at position i: a
+// single-day trip has 1; the first and last days 2 (the rider starts after
+// breakfast and arrives before dinner); other days and every rest day 3.
+func mealsOn(stages []Stage, i int) int {
+	switch {
+	case stages[i].RestDay:
+		return 3
+	case len(stages) == 1:
+		return 1
+	case i == 0 || i == len(stages)-1:
+		return 2
+	default:
+		return 3
+	}
+}
+
+// stageBudget is the stage's budget range in euros: its meals plus the
+// chosen accommodation's price range, except on the last stage, which has
+// no night to pay for.
+func stageBudget(stages []Stage, i int) (lo, hi float64) {
+	m := float64(mealsOn(stages, i))
+	lo, hi = m*MealMinEUR, m*MealMaxEUR
+	if a := stages[i].Accommodation; a != nil && i < len(stages)-1 {
+		lo += a.PriceMinEUR
+		hi += a.PriceMaxEUR
+	}
+	return lo, hi
+}
+
+func stageLodging(stages []Stage, i int) string {
+	if i == len(stages)-1 {
+		return "no accommodation (last day)"
+	}
+	a := stages[i].Accommodation
+	if a == nil {
+		return "no accommodation chosen"
+	}
+	if name := cleanText(a.Name); name != "" {
+		return name
+	}
+	return "unnamed accommodation"
+}
+
+func dayLabel(s Stage, i int) string {
+	if s.Date.IsZero() {
+		return "Day " + strconv.Itoa(i+1)
+	}
+	return s.Date.Format("2006-01-02")
+}
+
+func formatKm(m float64) string { return strconv.FormatFloat(m/1000, 'f', 1, 64) + " km" }
+
+func formatClimb(ascentM, descentM float64, known bool) string {
+	if !known {
+		return "elevation unknown"
+	}
+	return fmt.Sprintf("↑%d m ↓%d m", int64(math.Round(ascentM)), int64(math.Round(descentM)))
+}
+
+func formatRange(lo, hi float64) string { return formatEUR(lo) + "–" + formatEUR(hi) + " €" }
+
+// formatEUR writes whole euros without decimals and anything else with two.
+func formatEUR(v float64) string {
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 2, 64), ".00")
+}

@@ -1,0 +1,154 @@
+package export_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/domain/export"
+)
+
+// The budget rules of DOMAIN §10, restated here so the expected text is
+// built from the rules rather than copied from the writer's output.
+const (
+	mealMin = 12
+	mealMax = 20
+)
+
+func meals(n int) (lo, hi float64) { return float64(n * mealMin), float64(n * mealMax) }
+
+func TestWriteText(t *testing.T) {
+	t.Parallel()
+
+	t.Run("a multi-day trip has a line per day with meals and accommodation budgeted", func(t *testing.T) {
+		t.Parallel()
+		alpha := &export.Accommodation{Name: "Hotel Alpha", Type: "hotel", Lat: 60, Lon: 10, PriceMinEUR: 50, PriceMaxEUR: 120}
+		camp := &export.Accommodation{Name: "Camping Beta", Type: "camp_site", Lat: 61, Lon: 10, PriceMinEUR: 8, PriceMaxEUR: 15}
+		trip := export.Trip{
+			Title:     "Oslo – Trondheim",
+			SourceURL: "https://www.komoot.com/tour/42",
+			Stages: []export.Stage{
+				{Date: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), DistanceM: 82449, AscentM: 1234.4, DescentM: 987.6, Accommodation: alpha},
+				{Date: time.Date(2025, 6, 2, 0, 0, 0, 0, time.UTC), RestDay: true, Accommodation: alpha},
+				{DistanceM: 75000, AscentM: 640, DescentM: 702.5},
+				{DistanceM: 61230, AscentM: 410.6, DescentM: 390, Accommodation: camp},
+				{DistanceM: 40050, AscentM: 120, DescentM: 300, Accommodation: camp},
+			},
+		}
+
+		// Day 1: first day, 2 meals + hotel. Day 2: rest day, 3 meals + hotel.
+		// Day 3: 3 meals, nothing chosen. Day 4: 3 meals + camp site.
+		// Day 5: last day, 2 meals, no accommodation even though one is set.
+		type day struct {
+			lo, hi float64
+		}
+		d1lo, d1hi := meals(2)
+		d2lo, d2hi := meals(3)
+		d3lo, d3hi := meals(3)
+		d4lo, d4hi := meals(3)
+		d5lo, d5hi := meals(2)
+		days := []day{{d1lo + 50, d1hi + 120}, {d2lo + 50, d2hi + 120}, {d3lo, d3hi}, {d4lo + 8, d4hi + 15}, {d5lo, d5hi}}
+		var sumLo, sumHi float64
+		for _, d := range days {
+			sumLo += d.lo
+			sumHi += d.hi
+		}
+		eur := func(d day) string { return fmt.Sprintf("%.0f–%.0f €", d.lo, d.hi) }
+		want := strings.Join([]string{
+			"Oslo – Trondheim",
+			"Total: 258.7 km, ↑2405 m ↓2380 m", // 258.729 km; 2405.0 m; 2380.1 m
+			"Source: https://www.komoot.com/tour/42",
+			"",
+			"2025-06-01: 82.4 km, ↑1234 m ↓988 m, Hotel Alpha, " + eur(days[0]),
+			"2025-06-02: rest day, Hotel Alpha, " + eur(days[1]),
+			"Day 3: 75.0 km, ↑640 m ↓703 m, no accommodation chosen, " + eur(days[2]), // 702.5 rounds half away from zero
+			"Day 4: 61.2 km, ↑411 m ↓390 m, Camping Beta, " + eur(days[3]),
+			"Day 5: 40.0 km, ↑120 m ↓300 m, no accommodation (last day), " + eur(days[4]),
+			"",
+			"Budget: " + eur(day{sumLo, sumHi}),
+			"",
+		}, "\n")
+
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteText(&buf, trip))
+		require.Equal(t, want, buf.String())
+	})
+
+	t.Run("a single-day trip budgets one meal and no night", func(t *testing.T) {
+		t.Parallel()
+		trip := export.Trip{Stages: []export.Stage{{DistanceM: 10000, Accommodation: &export.Accommodation{Name: "X", PriceMinEUR: 30, PriceMaxEUR: 30}}}}
+		lo, hi := meals(1)
+		want := fmt.Sprintf("Untitled trip\nTotal: 10.0 km, ↑0 m ↓0 m\nSource: uploaded file\n\n"+
+			"Day 1: 10.0 km, ↑0 m ↓0 m, no accommodation (last day), %.0f–%.0f €\n\nBudget: %.0f–%.0f €\n", lo, hi, lo, hi)
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteText(&buf, trip))
+		require.Equal(t, want, buf.String())
+	})
+
+	t.Run("unknown elevation is said rather than written as 0 m", func(t *testing.T) {
+		t.Parallel()
+		trip := export.Trip{Title: "Flat?", Stages: []export.Stage{
+			{DistanceM: 50000, AscentM: 300, DescentM: 200},
+			{DistanceM: 60000, ElevationUnknown: true},
+		}}
+		lo, hi := meals(2)
+		want := strings.Join([]string{
+			"Flat?",
+			"Total: 110.0 km, elevation unknown",
+			"Source: uploaded file",
+			"",
+			fmt.Sprintf("Day 1: 50.0 km, ↑300 m ↓200 m, no accommodation chosen, %.0f–%.0f €", lo, hi),
+			fmt.Sprintf("Day 2: 60.0 km, elevation unknown, no accommodation (last day), %.0f–%.0f €", lo, hi),
+			"",
+			fmt.Sprintf("Budget: %.0f–%.0f €", 2*lo, 2*hi),
+			"",
+		}, "\n")
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteText(&buf, trip))
+		require.Equal(t, want, buf.String())
+	})
+
+	t.Run("fractional prices are written with cents", func(t *testing.T) {
+		t.Parallel()
+		trip := export.Trip{Title: "T", Stages: []export.Stage{
+			{DistanceM: 1000, Accommodation: &export.Accommodation{Name: "Hut", PriceMinEUR: 12.5, PriceMaxEUR: 37.25}},
+			{DistanceM: 1000},
+		}}
+		lo, hi := meals(2)
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteText(&buf, trip))
+		require.Contains(t, buf.String(), fmt.Sprintf("Day 1: 1.0 km, ↑0 m ↓0 m, Hut, %.2f–%.2f €\n", lo+12.5, hi+37.25))
+		require.Contains(t, buf.String(), fmt.Sprintf("Budget: %.2f–%.2f €\n", 2*lo+12.5, 2*hi+37.25))
+	})
+
+	t.Run("third-party text cannot add lines", func(t *testing.T) {
+		t.Parallel()
+		trip := export.Trip{Title: "Trip\nBudget: 0–0 €", Stages: []export.Stage{
+			{DistanceM: 1000, Accommodation: &export.Accommodation{Name: "Inn\r\nDay 9: forged"}},
+			{DistanceM: 1000},
+		}}
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteText(&buf, trip))
+		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+		require.Len(t, lines, 8)
+		require.Equal(t, "Trip Budget: 0–0 €", lines[0])
+		require.True(t, strings.HasPrefix(lines[4], "Day 1: 1.0 km, ↑0 m ↓0 m, Inn  Day 9: forged, "), lines[4])
+	})
+
+	t.Run("a trip without stages is refused", func(t *testing.T) {
+		t.Parallel()
+		require.ErrorIs(t, export.WriteText(&bytes.Buffer{}, export.Trip{Title: "empty"}), export.ErrNoStages)
+	})
+
+	t.Run("a negative price is refused with its field named", func(t *testing.T) {
+		t.Parallel()
+		trip := export.Trip{Stages: []export.Stage{{Accommodation: &export.Accommodation{PriceMinEUR: -1}}}}
+		err := export.WriteText(&bytes.Buffer{}, trip)
+		require.ErrorIs(t, err, export.ErrInvalidInput)
+		require.ErrorContains(t, err, "stages[0].accommodation.price_min_eur")
+	})
+}

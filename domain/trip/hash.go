@@ -1,0 +1,86 @@
+package trip
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+
+	"github.com/roadbook/roadbook/domain/route"
+)
+
+// StageContentHash is the hex SHA-256 of what a stage's analysis depends on:
+// its kind, end points, geometry, date, and the settings that change results
+// (average speed, departure hour, e-bike mode). Results name the hash they
+// were computed for, so a result for content the trip no longer has is
+// superseded instead of applied. Coordinates enter at the event encoding's
+// precision, so the hash survives a round trip through an event.
+func StageContentHash(st Stage, s Settings) string {
+	h := sha256.New()
+	var buf [8]byte
+	putInt := func(v int64) {
+		binary.BigEndian.PutUint64(buf[:], uint64(v))
+		h.Write(buf[:])
+	}
+	putPoint := func(p route.Point) {
+		putInt(int64(math.Round(p.Lat * 1e6)))
+		putInt(int64(math.Round(p.Lon * 1e6)))
+		if p.HasEle {
+			putInt(1)
+			putInt(int64(math.Round(p.Ele * 10)))
+		} else {
+			putInt(0)
+		}
+	}
+	h.Write([]byte("stage/v1"))
+	if st.RestDay {
+		putInt(1)
+	} else {
+		putInt(0)
+	}
+	putPoint(st.Start)
+	putPoint(st.End)
+	putInt(int64(len(st.Geometry)))
+	for _, p := range st.Geometry {
+		putPoint(p)
+	}
+	h.Write([]byte(st.GeometryBlobHash))
+	h.Write([]byte("|" + st.Date.String() + "|"))
+	putInt(int64(math.Round(s.AverageSpeedKmH * 1000)))
+	putInt(int64(s.DepartureHour))
+	if s.EbikeMode {
+		putInt(1)
+	} else {
+		putInt(0)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// normalize renumbers the stages, dates them from the start date (rest days
+// count as days) and recomputes their content hashes. Analysis results
+// recorded for another content are dropped (the changed stages are analysed
+// again); labels and candidate accommodations, which depend on places rather
+// than dates, stay until a new result replaces them. Decide and Evolve both
+// call it, so they always agree on the derived fields.
+func normalize(s *State) {
+	for i := range s.Stages {
+		st := &s.Stages[i]
+		st.Index = i
+		st.Date = s.Settings.StartDate.AddDays(i)
+		h := StageContentHash(*st, s.Settings)
+		if h != st.ContentHash {
+			st.ContentHash = h
+			st.Alerts, st.Families, st.Analyzed = nil, nil, false
+		}
+	}
+}
+
+// followEndDate moves the end date with the number of days after a stage
+// edit, when the trip has both dates: an inserted day shifts it, a deleted
+// one pulls it in (DOMAIN §4). With only a start date it stays unset, so a
+// later re-pacing still derives the number of days from the distance.
+func followEndDate(s *State) {
+	if !s.Settings.StartDate.IsZero() && !s.Settings.EndDate.IsZero() && len(s.Stages) >= MinStages {
+		s.Settings.EndDate = s.Settings.StartDate.AddDays(len(s.Stages) - 1)
+	}
+}

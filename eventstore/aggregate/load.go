@@ -1,0 +1,74 @@
+package aggregate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/roadbook/roadbook/eventstore"
+)
+
+// Loaded is a stream's folded state with the stream version it was folded to.
+type Loaded[S any] struct {
+	State S
+	// StreamVersion is the version of the last folded event: the expected
+	// version of the next append (0 when the stream does not exist).
+	StreamVersion int64
+	// Exists is false for a stream that has no events yet.
+	Exists bool
+	// Info is the stream's head row (zero but for ID when it does not exist).
+	Info eventstore.StreamInfo
+}
+
+// readChunk bounds one ReadStream call, so a long stream never materialises
+// in one slice of driver rows.
+const readChunk = 1000
+
+// Load folds a stream: the newest snapshot of the definition's schema
+// version, when there is one, then every event after it. A stream that does
+// not exist loads as Initial with Exists false; a deleted one is
+// eventstore.ErrStreamDeleted.
+func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S], id eventstore.StreamID) (Loaded[S], error) {
+	if err := def.validate(); err != nil {
+		return Loaded[S]{}, err
+	}
+	info, err := store.Stream(ctx, id)
+	switch {
+	case errors.Is(err, eventstore.ErrNotFound):
+		return Loaded[S]{State: def.Initial(eventstore.StreamInfo{ID: id}), Info: eventstore.StreamInfo{ID: id}}, nil
+	case err != nil:
+		return Loaded[S]{}, err
+	}
+
+	l := Loaded[S]{State: def.Initial(info), Exists: true, Info: info}
+	if c := def.Snapshots; c != nil {
+		snap, err := store.LoadSnapshot(ctx, id, c.SchemaVersion)
+		switch {
+		case err == nil:
+			st, uerr := c.Unmarshal(snap.Data)
+			if uerr == nil {
+				l.State, l.StreamVersion = st, snap.Version
+			}
+			// An undecodable snapshot is ignored: events are the truth and
+			// the next snapshot replaces it.
+		case !errors.Is(err, eventstore.ErrNotFound):
+			return Loaded[S]{}, err
+		}
+	}
+	for {
+		events, err := store.ReadStream(ctx, id, l.StreamVersion, readChunk)
+		if err != nil {
+			return Loaded[S]{}, err
+		}
+		for _, e := range events {
+			if e.Version != l.StreamVersion+1 {
+				return Loaded[S]{}, fmt.Errorf("aggregate: stream %q jumps from version %d to %d", id, l.StreamVersion, e.Version)
+			}
+			l.State = def.Evolve(l.State, e.Payload)
+			l.StreamVersion = e.Version
+		}
+		if len(events) < readChunk {
+			return l, nil
+		}
+	}
+}

@@ -1,0 +1,29 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/roadbook/roadbook/eventstore"
+)
+
+// HoldAppend begins req in a transaction and returns with it written but not
+// committed, for the conformance suite's gap test.
+func HoldAppend(ctx context.Context, st eventstore.Store, req eventstore.AppendRequest) (func() error, error) {
+	s := st.(*Store)
+	events, err := req.Validate()
+	if err != nil {
+		return nil, err
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, translate("hold append", err)
+	}
+	if _, err := s.appendOn(ctx, tx, req, events); err != nil {
+		_ = tx.Rollback(ctx)
+		return nil, err
+	}
+	return func() error {
+		defer s.signal()
+		return translate("hold append", tx.Commit(context.Background()))
+	}, nil
+}

@@ -1,0 +1,63 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/eventstore/pgtest"
+	"github.com/roadbook/roadbook/eventstore/postgres"
+	"github.com/roadbook/roadbook/eventstore/storetest"
+)
+
+func newStore(t *testing.T) eventstore.Store {
+	// A small deletion chunk, so the conformance deletions run in chunks.
+	s := postgres.New(pgtest.Schema(t), postgres.WithChunk(7))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, storetest.Harness{
+		New:                    newStore,
+		ConcurrentTransactions: true,
+		HoldAppend:             postgres.HoldAppend,
+	})
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Schema(t) // migrated once already
+	require.NoError(t, postgres.Migrate(context.Background(), pool))
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM eventstore_migrations`).Scan(&n))
+	require.Equal(t, 1, n)
+}
+
+func TestUnknownEventTypeIsAClearError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.Schema(t)
+	s := postgres.New(pool)
+	_, err := s.Append(ctx, eventstore.AppendRequest{Stream: "s-1", Expected: eventstore.NoStream(), Owner: "alice",
+		Events: []eventstore.NewEvent{{Payload: wrapperspb.String("x")}}})
+	require.NoError(t, err)
+	// A type this binary does not know, as written by a newer one.
+	_, err = pool.Exec(ctx, `UPDATE events SET type = 'roadbook.events.v9.FromTheFuture'`)
+	require.NoError(t, err)
+	_, err = s.ReadStream(ctx, "s-1", 0, 0)
+	require.ErrorIs(t, err, eventstore.ErrUnknownEventType)
+	require.Contains(t, err.Error(), "roadbook.events.v9.FromTheFuture")
+}
+
+func TestPoolConnectionsEndIdleTransactions(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Schema(t)
+	var v string
+	require.NoError(t, pool.QueryRow(context.Background(), `SHOW idle_in_transaction_session_timeout`).Scan(&v))
+	require.Equal(t, postgres.IdleInTransactionTimeout, v)
+}
