@@ -31,6 +31,11 @@ type SummaryData struct {
 	SourceKind string  `json:"sourceKind"`
 	Shared     bool    `json:"shared"`
 	Version    int64   `json:"version"`
+	// Phase is computing, failed, draft or ready: the list's status, which
+	// the typed status column (draft/ready) cannot tell alone.
+	Phase string `json:"phase,omitempty"`
+	// ElevationKnown says whether AscentM means anything.
+	ElevationKnown bool `json:"elevationKnown,omitempty"`
 }
 
 // summary is the list row written with every append.
@@ -40,9 +45,11 @@ func summary(s trip.State) *eventstore.Summary {
 		SourceKind: sourceKind(s),
 		Shared:     s.Share.Active(),
 		Version:    s.Version,
+		Phase:      Phase(s),
 	}
 	if s.Route != nil {
 		d.DistanceM, d.AscentM = s.Route.DistanceM, s.Route.AscentM
+		d.ElevationKnown = s.Route.ElevationKnown
 	}
 	if !s.Settings.StartDate.IsZero() {
 		d.StartDate = s.Settings.StartDate.String()
@@ -63,4 +70,16 @@ func sourceKind(s trip.State) string {
 		return string(s.Source.Kind)
 	}
 	return "upload"
+}
+
+// Phase is a trip's list status: failed when its route or stages failed,
+// computing while either is pending, else draft or ready.
+func Phase(s trip.State) string {
+	switch {
+	case s.RouteImport.Status == trip.ComputationFailed, s.StagesProgress.Status == trip.ComputationFailed && len(s.Stages) == 0:
+		return "failed"
+	case s.RouteImport.Status == trip.ComputationRequested, s.StagesProgress.Status == trip.ComputationRequested:
+		return "computing"
+	}
+	return string(s.Status())
 }

@@ -75,6 +75,10 @@ type Options struct {
 	// Extra, when set, appends more events after the command's own in the
 	// same transaction (e.g. an upload's RouteImported with its TripCreated).
 	Extra func(after trip.State) ([]proto.Message, error)
+	// Respond, when set with Idempotency, computes the answer stored with the
+	// idempotency key from the state after the command, on every attempt,
+	// so a replay answers exactly what the first call answered.
+	Respond func(after trip.State) ([]byte, error)
 }
 
 // Result is what Execute did.
@@ -94,15 +98,31 @@ func (s *Store) Execute(ctx context.Context, actor Actor, tripID uuid.UUID, cmd 
 			}
 		}
 		events, err := trip.Decide(l.State, cmd, now)
-		if err != nil || opts.Extra == nil {
+		if err != nil || (opts.Extra == nil && opts.Respond == nil) {
 			return events, err
 		}
 		after := l.State
 		for _, e := range events {
 			after = trip.Evolve(after, e)
 		}
-		more, err := opts.Extra(after)
-		return append(events, more...), err
+		if opts.Extra != nil {
+			more, err := opts.Extra(after)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range more {
+				after = trip.Evolve(after, e)
+			}
+			events = append(events, more...)
+		}
+		if opts.Respond != nil && opts.Idempotency != nil && len(events) > 0 {
+			resp, err := opts.Respond(after)
+			if err != nil {
+				return nil, err
+			}
+			opts.Idempotency.Response = resp
+		}
+		return events, nil
 	}
 	res, err := aggregate.Execute(ctx, s.events, Definition, StreamID(tripID), decide, aggregate.Options{
 		Owner:       owner,

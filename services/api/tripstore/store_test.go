@@ -51,7 +51,7 @@ func TestStore(t *testing.T) {
 		require.Len(t, page.Streams, 1)
 		require.Equal(t, "Alps", page.Streams[0].Summary.Title)
 		require.Equal(t, "draft", page.Streams[0].Summary.Status)
-		require.JSONEq(t, `{"distanceM":0,"ascentM":0,"stageCount":0,"sourceKind":"komoot_tour","shared":false,"version":1}`,
+		require.JSONEq(t, `{"distanceM":0,"ascentM":0,"stageCount":0,"sourceKind":"komoot_tour","shared":false,"version":1,"phase":"computing"}`,
 			string(page.Streams[0].Summary.Data))
 	})
 

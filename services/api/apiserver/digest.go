@@ -1,0 +1,359 @@
+package apiserver
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/roadbook/roadbook/domain/route"
+	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore"
+	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+)
+
+// view turns folded trips into API messages. It holds what the mapping
+// needs beyond the state: today (for the lock) and the share URLs.
+type view struct {
+	today   trip.Date
+	baseURL string
+}
+
+func (c *core) view() view {
+	return view{today: trip.DateOf(c.cfg.Clock()), baseURL: c.cfg.PublicBaseURL}
+}
+
+// digest is GetTrip's answer for s; info (may be nil) adds the times.
+func (v view) digest(s trip.State, info *eventstore.StreamInfo) *roadbookv1.TripDigest {
+	d := &roadbookv1.TripDigest{
+		TripId:   s.ID,
+		Version:  s.Version,
+		Title:    s.Title,
+		Status:   statusPB(s),
+		Source:   sourcePB(s.Source),
+		Settings: v.settings(s),
+		Progress: progress(s),
+		Share:    v.share(s, nil),
+	}
+	if s.Route != nil {
+		d.DistanceM, d.AscentM, d.DescentM, d.ElevationKnown = s.Route.DistanceM, s.Route.AscentM, s.Route.DescentM, s.Route.ElevationKnown
+		for _, t := range s.Route.Tours {
+			d.SourceTourTitles = append(d.SourceTourTitles, t.Title)
+		}
+	}
+	d.Partial = partial(s)
+	if d.Partial {
+		d.Next = getTripNext(s.ID, 2, "a computation is still running; read the trip again")
+	}
+	counts := &roadbookv1.AlertCounts{}
+	for _, st := range s.Stages {
+		sd := &roadbookv1.StageDigest{
+			Index: uint32(st.Index), Date: st.Date.String(), RestDay: st.RestDay,
+			DistanceM: st.DistanceM, AscentM: st.AscentM, DescentM: st.DescentM,
+			StartLabel: st.StartLabel, EndLabel: st.EndLabel, Analyzed: st.Analyzed,
+		}
+		if st.Analyzed {
+			sd.AlertCounts = alertCounts(st.Alerts)
+			counts.Critical += sd.AlertCounts.Critical
+			counts.Warning += sd.AlertCounts.Warning
+			counts.Nudge += sd.AlertCounts.Nudge
+		}
+		if st.Chosen != nil {
+			sd.AccommodationName = st.Chosen.Name
+			d.AccommodationsChosen++
+		}
+		d.Stages = append(d.Stages, sd)
+	}
+	d.AlertCounts = counts
+	for _, a := range s.TripAlerts {
+		d.TripAlerts = append(d.TripAlerts, alertPB(a))
+	}
+	if info != nil {
+		d.CreatedAt, d.UpdatedAt = ts(info.CreatedAt), ts(info.UpdatedAt)
+	}
+	return d
+}
+
+func ts(t time.Time) *timestamppb.Timestamp {
+	if t.IsZero() {
+		return nil
+	}
+	return timestamppb.New(t)
+}
+
+// partial is true while any computation the trip waits for is incomplete.
+func partial(s trip.State) bool {
+	if s.RouteImport.Status == trip.ComputationRequested || s.StagesProgress.Status == trip.ComputationRequested {
+		return true
+	}
+	return s.AnalysisRunning()
+}
+
+func statusPB(s trip.State) roadbookv1.TripStatus {
+	switch tripstore.Phase(s) {
+	case "computing":
+		return roadbookv1.TripStatus_TRIP_STATUS_COMPUTING
+	case "failed":
+		return roadbookv1.TripStatus_TRIP_STATUS_FAILED
+	case "ready":
+		return roadbookv1.TripStatus_TRIP_STATUS_READY
+	}
+	return roadbookv1.TripStatus_TRIP_STATUS_DRAFT
+}
+
+// statusFromPhase maps a summary row's phase.
+func statusFromPhase(phase, status string) roadbookv1.TripStatus {
+	if phase == "" {
+		phase = status
+	}
+	switch phase {
+	case "computing":
+		return roadbookv1.TripStatus_TRIP_STATUS_COMPUTING
+	case "failed":
+		return roadbookv1.TripStatus_TRIP_STATUS_FAILED
+	case "ready":
+		return roadbookv1.TripStatus_TRIP_STATUS_READY
+	}
+	return roadbookv1.TripStatus_TRIP_STATUS_DRAFT
+}
+
+var sourceKinds = map[trip.SourceKind]roadbookv1.RouteSourceKind{
+	trip.SourceKomootTour:       roadbookv1.RouteSourceKind_ROUTE_SOURCE_KIND_KOMOOT_TOUR,
+	trip.SourceKomootCollection: roadbookv1.RouteSourceKind_ROUTE_SOURCE_KIND_KOMOOT_COLLECTION,
+	trip.SourceStravaRoute:      roadbookv1.RouteSourceKind_ROUTE_SOURCE_KIND_STRAVA_ROUTE,
+	trip.SourceRideWithGPSRoute: roadbookv1.RouteSourceKind_ROUTE_SOURCE_KIND_RIDEWITHGPS_ROUTE,
+	"upload":                    roadbookv1.RouteSourceKind_ROUTE_SOURCE_KIND_UPLOAD,
+}
+
+func sourcePB(src trip.Source) *roadbookv1.RouteSource {
+	if src.Upload != nil || src.Kind == "" {
+		out := &roadbookv1.RouteSource{Kind: roadbookv1.RouteSourceKind_ROUTE_SOURCE_KIND_UPLOAD}
+		if src.Upload != nil {
+			out.Filename = src.Upload.Filename
+		}
+		return out
+	}
+	return &roadbookv1.RouteSource{Kind: sourceKinds[src.Kind], Url: src.URL}
+}
+
+var accTypes = map[trip.AccommodationType]roadbookv1.AccommodationType{
+	trip.AccommodationHotel:         roadbookv1.AccommodationType_ACCOMMODATION_TYPE_HOTEL,
+	trip.AccommodationGuestHouse:    roadbookv1.AccommodationType_ACCOMMODATION_TYPE_GUEST_HOUSE,
+	trip.AccommodationChalet:        roadbookv1.AccommodationType_ACCOMMODATION_TYPE_CHALET,
+	trip.AccommodationHostel:        roadbookv1.AccommodationType_ACCOMMODATION_TYPE_HOSTEL,
+	trip.AccommodationAlpineHut:     roadbookv1.AccommodationType_ACCOMMODATION_TYPE_ALPINE_HUT,
+	trip.AccommodationCampSite:      roadbookv1.AccommodationType_ACCOMMODATION_TYPE_CAMP_SITE,
+	trip.AccommodationWildernessHut: roadbookv1.AccommodationType_ACCOMMODATION_TYPE_WILDERNESS_HUT,
+}
+
+func accTypeFromPB(t roadbookv1.AccommodationType) trip.AccommodationType {
+	for k, v := range accTypes {
+		if v == t {
+			return k
+		}
+	}
+	return ""
+}
+
+func (v view) settings(s trip.State) *roadbookv1.TripSettings {
+	st := s.Settings
+	out := &roadbookv1.TripSettings{
+		FatigueFactor: st.FatigueFactor, ElevationPenaltyMPerKm: st.ElevationPenaltyM,
+		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmPerH: st.AverageSpeedKmH,
+		DepartureHour: uint32(st.DepartureHour), EbikeMode: st.EbikeMode,
+		StartDate: st.StartDate.String(), EndDate: s.EndDate().String(),
+		Locked: s.Locked(v.today),
+	}
+	for _, t := range st.AccommodationTypes {
+		out.EnabledAccommodationTypes = append(out.EnabledAccommodationTypes, accTypes[t])
+	}
+	return out
+}
+
+// share is the owner's view of the active link (nil when not shared).
+func (v view) share(s trip.State, created *time.Time) *roadbookv1.ShareLink {
+	if !s.Share.Active() {
+		return nil
+	}
+	l := &roadbookv1.ShareLink{
+		Code:   s.Share.Code,
+		Url:    v.baseURL + "/s/" + s.Share.Code,
+		GpxUrl: v.baseURL + "/s/" + s.Share.Code + "/trip.gpx",
+	}
+	if created != nil {
+		l.CreatedAt = ts(*created)
+	}
+	return l
+}
+
+func part(status trip.ComputationStatus, reason string, retryable bool) *roadbookv1.PartProgress {
+	p := &roadbookv1.PartProgress{Reason: reason, Retryable: retryable}
+	switch status {
+	case trip.ComputationRequested:
+		p.State = roadbookv1.ComputationState_COMPUTATION_STATE_PENDING
+	case trip.ComputationDone, trip.ComputationSuperseded:
+		p.State = roadbookv1.ComputationState_COMPUTATION_STATE_DONE
+	case trip.ComputationFailed:
+		p.State = roadbookv1.ComputationState_COMPUTATION_STATE_FAILED
+	default:
+		p.State = roadbookv1.ComputationState_COMPUTATION_STATE_PENDING
+	}
+	return p
+}
+
+// progress is the per-computation view of s.
+func progress(s trip.State) *roadbookv1.Progress {
+	p := &roadbookv1.Progress{
+		Route:  part(s.RouteImport.Status, s.RouteImport.Reason, s.RouteImport.Retryable),
+		Stages: part(s.StagesProgress.Status, s.StagesProgress.Reason, s.StagesProgress.Retryable),
+	}
+	if s.Source.Upload != nil || (s.Route != nil && s.RouteImport.Status == trip.ComputationNone) {
+		p.Route.State = roadbookv1.ComputationState_COMPUTATION_STATE_DONE
+	}
+	if len(s.Stages) > 0 && s.StagesProgress.Status == trip.ComputationNone {
+		p.Stages.State = roadbookv1.ComputationState_COMPUTATION_STATE_DONE
+	}
+	total := uint32(len(s.Stages))
+	var labelled, analyzed, offered uint32
+	for _, st := range s.Stages {
+		if st.StartLabel != "" || st.EndLabel != "" {
+			labelled++
+		}
+		if st.Analyzed {
+			analyzed++
+		}
+		if len(st.Offered) > 0 || st.Chosen != nil {
+			offered++
+		}
+	}
+	count := func(done uint32) *roadbookv1.PartProgress {
+		pp := &roadbookv1.PartProgress{Done: done, Total: total, State: roadbookv1.ComputationState_COMPUTATION_STATE_PENDING}
+		switch {
+		case total > 0 && done == total:
+			pp.State = roadbookv1.ComputationState_COMPUTATION_STATE_DONE
+		case done > 0:
+			pp.State = roadbookv1.ComputationState_COMPUTATION_STATE_RUNNING
+		}
+		return pp
+	}
+	p.Labels, p.Analysis, p.Accommodations = count(labelled), count(analyzed), count(offered)
+	if n := len(s.Analyses); n > 0 {
+		last := s.Analyses[n-1]
+		if last.Status == trip.ComputationFailed {
+			p.Analysis.State, p.Analysis.Reason, p.Analysis.Retryable = roadbookv1.ComputationState_COMPUTATION_STATE_FAILED, last.ComputationState.Reason, last.Retryable
+		} else if last.Status == trip.ComputationRequested && p.Analysis.State == roadbookv1.ComputationState_COMPUTATION_STATE_DONE {
+			p.Analysis.State = roadbookv1.ComputationState_COMPUTATION_STATE_RUNNING
+		}
+	}
+	return p
+}
+
+var severities = map[string]roadbookv1.Severity{
+	"critical": roadbookv1.Severity_SEVERITY_CRITICAL,
+	"warning":  roadbookv1.Severity_SEVERITY_WARNING,
+	"nudge":    roadbookv1.Severity_SEVERITY_NUDGE,
+}
+
+func alertCounts(alerts []trip.Alert) *roadbookv1.AlertCounts {
+	c := &roadbookv1.AlertCounts{}
+	for _, a := range alerts {
+		switch a.Severity {
+		case "critical":
+			c.Critical++
+		case "warning":
+			c.Warning++
+		case "nudge":
+			c.Nudge++
+		}
+	}
+	return c
+}
+
+func family(name string) roadbookv1.RuleFamily {
+	if v, ok := roadbookv1.RuleFamily_value["RULE_FAMILY_"+upper(name)]; ok {
+		return roadbookv1.RuleFamily(v)
+	}
+	return roadbookv1.RuleFamily_RULE_FAMILY_UNSPECIFIED
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 32
+		}
+	}
+	return string(b)
+}
+
+func alertPB(a trip.Alert) *roadbookv1.Alert {
+	out := &roadbookv1.Alert{Code: a.Code, Severity: severities[a.Severity], Message: a.Message, Family: family(a.Family), Metrics: a.Metrics}
+	if a.Location != nil {
+		out.Location = latLon(*a.Location)
+	}
+	if a.Action != nil {
+		switch a.Action.Kind {
+		case "split_stage":
+			out.Action = &roadbookv1.AlertAction{Kind: &roadbookv1.AlertAction_SplitAtKm{SplitAtKm: a.Action.AtDistanceM / 1000}}
+		case "set_departure_hour":
+			out.Action = &roadbookv1.AlertAction{Kind: &roadbookv1.AlertAction_SetDepartureHour{SetDepartureHour: uint32(a.Action.DepartureHour)}}
+		case "add_rest_day":
+			out.Action = &roadbookv1.AlertAction{Kind: &roadbookv1.AlertAction_AddRestDayAfterIndex{AddRestDayAfterIndex: uint32(a.Action.AfterIndex)}}
+		}
+	}
+	return out
+}
+
+func latLon(p route.Point) *roadbookv1.LatLon { return &roadbookv1.LatLon{Lat: p.Lat, Lon: p.Lon} }
+
+func accommodationPB(a trip.Accommodation, manual bool) *roadbookv1.Accommodation {
+	out := &roadbookv1.Accommodation{
+		Id: a.ProviderID, Name: a.Name, Type: accTypes[a.Type],
+		PriceMinEur: a.PriceMinEUR, PriceMaxEur: a.PriceMaxEUR, PriceExact: a.PriceExact,
+		PossibleClosed: a.PossibleClosed, Website: a.Website,
+		DistanceFromStageEndM: a.DistanceFromStageEndM, Manual: manual,
+	}
+	if a.Location != (route.Point{}) {
+		out.Location = latLon(a.Location)
+	}
+	return out
+}
+
+var availability = map[string]roadbookv1.ProviderAvailability{
+	"available":      roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_AVAILABLE,
+	"not_configured": roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_NOT_CONFIGURED,
+	"unavailable":    roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
+}
+
+// stageDetail is GetStage's answer for one stage.
+func stageDetail(st trip.Stage) *roadbookv1.StageDetail {
+	d := &roadbookv1.StageDetail{
+		Index: uint32(st.Index), Date: st.Date.String(), RestDay: st.RestDay,
+		Start: latLon(st.Start), End: latLon(st.End), StartLabel: st.StartLabel, EndLabel: st.EndLabel,
+		DistanceM: st.DistanceM, AscentM: st.AscentM, DescentM: st.DescentM,
+		Analyzed: st.Analyzed, ManuallyEdited: st.Origin.Manual(),
+	}
+	for _, a := range st.Alerts {
+		d.Alerts = append(d.Alerts, alertPB(a))
+	}
+	for name, av := range st.Families {
+		d.Families = append(d.Families, &roadbookv1.FamilyAvailability{Family: family(name), Availability: availability[av]})
+	}
+	for _, a := range st.Offered {
+		d.AccommodationCandidates = append(d.AccommodationCandidates, accommodationPB(a, false))
+	}
+	if st.Chosen != nil {
+		d.ChosenAccommodation = accommodationPB(st.Chosen.Accommodation, st.Chosen.Manual)
+	}
+	for _, w := range st.Waypoints {
+		d.Waypoints = append(d.Waypoints, waypointPB(w))
+	}
+	return d
+}
+
+func waypointPB(w trip.Waypoint) *roadbookv1.Waypoint {
+	return &roadbookv1.Waypoint{
+		WaypointId: w.ID, Name: w.Name, Location: latLon(w.Location), Category: w.Category,
+		DetourM: w.DetourM, DetourEstimated: w.DetourEstimated,
+	}
+}

@@ -1,0 +1,153 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/roadbook/roadbook/domain/route"
+	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/eventstore/aggregate"
+	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+)
+
+// invalidError is a request the API refuses before the domain sees it,
+// naming the field (protovalidate path) or the line of an upload.
+type invalidError struct {
+	Field   string
+	Message string
+}
+
+func (e *invalidError) Error() string { return e.Field + ": " + e.Message }
+
+// rateLimitedError is a refused call over a per-user or per-address limit.
+type rateLimitedError struct {
+	RetryAfter time.Duration
+}
+
+func (e *rateLimitedError) Error() string {
+	return fmt.Sprintf("too many calls; retry in %s", e.RetryAfter.Round(time.Second))
+}
+
+// unavailableError is a dependency that cannot answer now (geocoder circuit
+// open, worker not answering).
+type unavailableError struct {
+	Message    string
+	RetryAfter time.Duration
+}
+
+func (e *unavailableError) Error() string { return e.Message }
+
+// notFoundMessage is the one not-found text: a missing trip and someone
+// else's read byte for byte the same.
+const notFoundMessage = "trip not found"
+
+// connectError is the one function that turns any handler error into the
+// Connect error the client sees, with a roadbook.v1.ErrorInfo detail. Errors
+// it does not know become Internal with a generic message (and a log line).
+func connectError(ctx context.Context, log *slog.Logger, err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		ce   *connect.Error
+		te   *trip.Error
+		ie   *invalidError
+		rl   *rateLimitedError
+		ue   *unavailableError
+		re   *route.ReadError
+		ee   *eventstore.InvalidError
+		info = &roadbookv1.ErrorInfo{}
+		code connect.Code
+		msg  string
+	)
+	switch {
+	case errors.As(err, &ce):
+		return ce
+	case errors.As(err, &te):
+		code, msg = tripCode(te), te.Message
+		info.Code = codePB(te.Code)
+		info.Field = te.Field
+		switch te.Code {
+		case trip.CodeNotFound:
+			if te.Reason == "" {
+				msg = notFoundMessage
+			}
+		case trip.CodeVersionConflict:
+			v := te.CurrentVersion
+			info.CurrentVersion = &v
+		case trip.CodePreconditionFailed:
+			info.Next = getTripNext("", 2, "wait for the "+string(te.Awaiting)+" computation, then read the trip again")
+		}
+		if msg == "" {
+			msg = string(te.Code)
+		}
+	case errors.As(err, &ie):
+		code, msg = connect.CodeInvalidArgument, ie.Message
+		info.Code, info.Field = roadbookv1.Code_CODE_INVALID_ARGUMENT, ie.Field
+		if ie.Field != "" {
+			msg = ie.Field + ": " + ie.Message
+		}
+	case errors.As(err, &re):
+		code, msg = connect.CodeInvalidArgument, "content: "+re.Error()
+		info.Code, info.Field = roadbookv1.Code_CODE_INVALID_ARGUMENT, "content"
+	case errors.As(err, &rl):
+		code, msg = connect.CodeResourceExhausted, rl.Error()
+		info.Code, info.RetryDelay = roadbookv1.Code_CODE_RATE_LIMITED, durationpb.New(rl.RetryAfter)
+	case errors.As(err, &ue):
+		code, msg = connect.CodeUnavailable, ue.Message
+		info.Code, info.RetryDelay = roadbookv1.Code_CODE_UNAVAILABLE, durationpb.New(ue.RetryAfter)
+	case errors.As(err, &ee):
+		log.ErrorContext(ctx, "store refused a request", "error", err)
+		code, msg = connect.CodeInternal, "internal error"
+	case errors.Is(err, aggregate.ErrTooManyConflicts):
+		code, msg = connect.CodeAborted, "the trip is changing quickly; retry"
+		info.Code, info.RetryDelay = roadbookv1.Code_CODE_UNAVAILABLE, durationpb.New(time.Second)
+	case errors.Is(err, context.Canceled):
+		return connect.NewError(connect.CodeCanceled, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return connect.NewError(connect.CodeDeadlineExceeded, err)
+	default:
+		log.ErrorContext(ctx, "internal error", "error", err)
+		code, msg = connect.CodeInternal, "internal error"
+	}
+	out := connect.NewError(code, errors.New(msg))
+	if info.Code != roadbookv1.Code_CODE_UNSPECIFIED {
+		if d, derr := connect.NewErrorDetail(info); derr == nil {
+			out.AddDetail(d)
+		}
+	}
+	return out
+}
+
+// tripCode is the Connect code of a domain refusal.
+func tripCode(e *trip.Error) connect.Code {
+	switch e.Code {
+	case trip.CodeInvalidArgument:
+		return connect.CodeInvalidArgument
+	case trip.CodeNotFound:
+		return connect.CodeNotFound
+	case trip.CodeVersionConflict:
+		return connect.CodeAborted
+	case trip.CodePreconditionFailed, trip.CodeLocked:
+		return connect.CodeFailedPrecondition
+	case trip.CodeConflict, trip.CodeAlreadyRunning:
+		return connect.CodeAlreadyExists
+	}
+	return connect.CodeInternal
+}
+
+// codePB is the ErrorInfo code of a domain code (CODE_ + upper case).
+func codePB(c trip.Code) roadbookv1.Code {
+	if v, ok := roadbookv1.Code_value["CODE_"+strings.ToUpper(string(c))]; ok {
+		return roadbookv1.Code(v)
+	}
+	return roadbookv1.Code_CODE_UNSPECIFIED
+}

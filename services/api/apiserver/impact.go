@@ -1,0 +1,107 @@
+package apiserver
+
+import (
+	"fmt"
+
+	"github.com/roadbook/roadbook/domain/trip"
+	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+)
+
+// impact is what a write would lose, computed by comparing the state before
+// with the state Decide's events would fold to (nothing is written).
+func (v view) impact(before, after trip.State) *roadbookv1.Impact {
+	im := &roadbookv1.Impact{StageCountBefore: uint32(len(before.Stages))}
+	if after.Deleted {
+		im.TripDeleted = true
+		n := uint32(0)
+		im.StageCountAfter = &n
+	} else {
+		n := uint32(len(after.Stages))
+		im.StageCountAfter = &n
+	}
+	recut := !after.Deleted && before.Settings.PacingHash() != after.Settings.PacingHash()
+	if recut {
+		im.StagesRecomputed = true
+		im.StageCountAfter = nil
+	}
+	kept := map[string]bool{}
+	if !after.Deleted && !recut {
+		for _, st := range after.Stages {
+			kept[st.ContentHash] = true
+		}
+	}
+	for _, st := range before.Stages {
+		if kept[st.ContentHash] {
+			continue
+		}
+		if st.Origin.Manual() && (recut || after.Deleted) {
+			im.ManualStageEditsLost++
+		}
+		if st.Chosen != nil {
+			im.AccommodationsLost = append(im.AccommodationsLost, &roadbookv1.LostAccommodation{
+				StageIndex: uint32(st.Index), Name: st.Chosen.Name, Manual: st.Chosen.Manual})
+		}
+		im.WaypointsLost += uint32(len(st.Waypoints))
+		if st.Analyzed && !after.Deleted {
+			im.AnalysesInvalidated++
+		}
+	}
+	if before.Share.Active() && !after.Share.Active() {
+		im.ShareLinkRevoked = v.baseURL + "/s/" + before.Share.Code
+	}
+	if b, a := before.EndDate(), after.EndDate(); !after.Deleted && a != b {
+		im.EndDateAfter = a.String()
+	}
+	im.Summary = summary(im)
+	return im
+}
+
+// summary writes one sentence per item of the impact (no third-party text).
+func summary(im *roadbookv1.Impact) []string {
+	var out []string
+	if im.TripDeleted {
+		out = append(out, "The trip and all its data will be deleted.")
+	}
+	if im.TripsDeleted > 0 {
+		out = append(out, fmt.Sprintf("%d trips will be deleted.", im.TripsDeleted))
+	}
+	if im.StagesRecomputed {
+		out = append(out, "Every stage will be recomputed.")
+	} else if im.StageCountAfter != nil && *im.StageCountAfter != im.StageCountBefore && !im.TripDeleted {
+		out = append(out, fmt.Sprintf("The trip goes from %d to %d stages.", im.StageCountBefore, *im.StageCountAfter))
+	}
+	if im.ManualStageEditsLost > 0 {
+		out = append(out, fmt.Sprintf("%d manually edited stages will be replaced.", im.ManualStageEditsLost))
+	}
+	if n := len(im.AccommodationsLost); n > 0 {
+		out = append(out, fmt.Sprintf("%d chosen accommodations will be discarded.", n))
+	}
+	if im.WaypointsLost > 0 {
+		out = append(out, fmt.Sprintf("%d waypoints will be discarded.", im.WaypointsLost))
+	}
+	if im.AnalysesInvalidated > 0 {
+		out = append(out, fmt.Sprintf("%d stage analyses will be recomputed.", im.AnalysesInvalidated))
+	}
+	if im.ShareLinkRevoked != "" {
+		out = append(out, "The share link will stop working.")
+	}
+	if im.EndDateAfter != "" {
+		out = append(out, "The trip will end on "+im.EndDateAfter+".")
+	}
+	return out
+}
+
+// preview decides cmd on the caller's current trip without writing: the
+// same guards as the write (lock, precondition, version), then the state
+// the events would fold to.
+func (c *core) preview(s trip.State, cmd trip.Command) (trip.State, error) {
+	events, err := trip.Decide(s, cmd, c.cfg.Clock())
+	if err != nil {
+		return trip.State{}, err
+	}
+	after := s
+	for _, e := range events {
+		after = trip.Evolve(after, e)
+	}
+	return after, nil
+}

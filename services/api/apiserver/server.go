@@ -1,0 +1,151 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
+	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+)
+
+// Server is the API: an http.Handler for every route, and the http.Server
+// that serves it on one port (HTTP/1.1 and unencrypted HTTP/2, so Connect,
+// gRPC and gRPC-Web share it).
+type Server struct {
+	core     *core
+	handler  http.Handler
+	http     *http.Server
+	draining atomic.Bool
+}
+
+// maxUploadMessageBytes bounds a TripService request: a 30 MiB GPX document
+// plus the base64 overhead of Connect's JSON encoding.
+const maxUploadMessageBytes = 42 << 20
+
+// maxMessageBytes bounds every other request.
+const maxMessageBytes = 1 << 20
+
+// New builds the API over cfg.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(cfg.NATS)
+	if err != nil {
+		return nil, fmt.Errorf("apiserver: jetstream: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lim, err := newLimiter(ctx, js, cfg.Clock, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	val, err := newValidator(cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	met, err := newMetrics(cfg.Registry)
+	if err != nil {
+		return nil, err
+	}
+	c := &core{cfg: cfg, trips: tripstore.New(cfg.Store, cfg.Clock), limits: lim, log: cfg.Logger, done: make(chan struct{})}
+	s := &Server{core: c}
+
+	interceptors := connect.WithInterceptors(met, auth.NewInterceptor(cfg.Verifier, cfg.Policy), val)
+	small := connect.WithReadMaxBytes(maxMessageBytes)
+	mux := http.NewServeMux()
+	mux.Handle(roadbookv1connect.NewTripServiceHandler(&tripService{c}, interceptors, connect.WithReadMaxBytes(maxUploadMessageBytes)))
+	mux.Handle(roadbookv1connect.NewStageEditServiceHandler(&stageEditService{c}, interceptors, small))
+	mux.Handle(roadbookv1connect.NewAccommodationServiceHandler(&accommodationService{c}, interceptors, small))
+	mux.Handle(roadbookv1connect.NewShareServiceHandler(&shareService{c}, interceptors, small))
+	mux.Handle(roadbookv1connect.NewPublicShareServiceHandler(&publicShareService{c}, interceptors, small))
+	mux.Handle(roadbookv1connect.NewExportServiceHandler(&exportService{c}, interceptors, small))
+	mux.Handle(roadbookv1connect.NewGeocodingServiceHandler(&geocodingService{c}, interceptors, small))
+	mux.Handle(roadbookv1connect.NewAccountServiceHandler(&accountService{c}, interceptors, small))
+	mux.Handle(roadbookv1connect.NewWatchServiceHandler(&watchService{c}, interceptors, small))
+
+	services := []string{
+		roadbookv1connect.TripServiceName, roadbookv1connect.StageEditServiceName,
+		roadbookv1connect.AccommodationServiceName, roadbookv1connect.ShareServiceName,
+		roadbookv1connect.PublicShareServiceName, roadbookv1connect.ExportServiceName,
+		roadbookv1connect.GeocodingServiceName, roadbookv1connect.AccountServiceName,
+		roadbookv1connect.WatchServiceName,
+	}
+	mux.Handle(grpchealth.NewHandler(grpchealth.NewStaticChecker(services...)))
+	reflector := grpcreflect.NewStaticReflector(services...)
+	mux.Handle(grpcreflect.NewHandlerV1(reflector))
+	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", s.ready)
+	s.handler = mux
+
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	s.http = &http.Server{
+		Handler:           mux,
+		Protocols:         protocols,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	return s, nil
+}
+
+// Handler is every route of the API (for httptest servers and for
+// composing with other handlers in one-process mode).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve serves the API on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	err := s.http.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown drains: /readyz turns unready at once, in-flight calls (and
+// WatchTrip streams, which end) finish, then the server stops.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.draining.Store(true)
+	s.core.closing()
+	return s.http.Shutdown(ctx)
+}
+
+// ready answers 200 when PostgreSQL (the store) and NATS are reachable.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
+		http.Error(w, "draining", http.StatusServiceUnavailable)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if _, err := s.core.cfg.Store.Stream(ctx, "readyz-probe"); err != nil && !isNotFound(err) {
+		http.Error(w, "store unreachable", http.StatusServiceUnavailable)
+		return
+	}
+	if !s.core.cfg.NATS.IsConnected() {
+		http.Error(w, "nats unreachable", http.StatusServiceUnavailable)
+		return
+	}
+	if err := s.core.cfg.NATS.FlushWithContext(ctx); err != nil {
+		http.Error(w, "nats unreachable", http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = w.Write([]byte("ready\n"))
+}

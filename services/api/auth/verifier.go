@@ -1,0 +1,157 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Config is what a Verifier trusts.
+type Config struct {
+	// Users verifies users' tokens (an OIDC issuer's JWKS, or the dev
+	// issuer's key). Required.
+	Users KeySet
+	// UserIssuer, when set, is the `iss` user tokens must carry.
+	UserIssuer string
+	// Services verifies service credentials (tokens with an `act` claim),
+	// a key set separate from the users', so a user key can never mint one.
+	// Nil: no service may act for users.
+	Services KeySet
+	// TrustedActors are the `act.sub` values accepted from Services (e.g.
+	// "roadbook-mcp").
+	TrustedActors []string
+	// Audience is the `aud` every token must name (default DefaultAudience).
+	Audience string
+	// Leeway tolerates clock skew on exp/iat (default 30 s).
+	Leeway time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Verifier checks bearer tokens.
+type Verifier struct {
+	cfg Config
+}
+
+// NewVerifier returns a verifier for cfg.
+func NewVerifier(cfg Config) (*Verifier, error) {
+	if cfg.Users == nil {
+		return nil, errors.New("auth: a user key set is required")
+	}
+	if cfg.Audience == "" {
+		cfg.Audience = DefaultAudience
+	}
+	if cfg.Leeway <= 0 {
+		cfg.Leeway = 30 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Verifier{cfg: cfg}, nil
+}
+
+// algorithms are the only signing algorithms accepted ("none" never is).
+var algorithms = []string{"HS256", "RS256", "ES256"}
+
+// Verify checks token and returns the principal it grants. Every refusal
+// matches ErrInvalidToken or ErrUntrustedActor.
+func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) {
+	if token == "" {
+		return Principal{}, ErrNoToken
+	}
+	// Peek at the unverified claims only to choose the key set: a token with
+	// an actor claim is a service credential and must be signed by a
+	// service key. Nothing unverified is trusted beyond that choice.
+	var peek jwt.MapClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(token, &peek); err != nil {
+		return Principal{}, fmt.Errorf("%w: malformed", ErrInvalidToken)
+	}
+	_, isService := peek["act"]
+	keys, issuer := v.cfg.Users, v.cfg.UserIssuer
+	if isService {
+		if v.cfg.Services == nil {
+			return Principal{}, fmt.Errorf("%w: no service may act for users here", ErrUntrustedActor)
+		}
+		keys, issuer = v.cfg.Services, ""
+	}
+	opts := []jwt.ParserOption{
+		jwt.WithValidMethods(algorithms),
+		jwt.WithAudience(v.cfg.Audience),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(v.cfg.Leeway),
+		jwt.WithTimeFunc(v.cfg.Now),
+	}
+	if issuer != "" {
+		opts = append(opts, jwt.WithIssuer(issuer))
+	}
+	var claims jwt.MapClaims
+	_, err := jwt.NewParser(opts...).ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
+		kid, _ := t.Header["kid"].(string)
+		k, err := keys.Key(ctx, kid)
+		if err != nil {
+			return nil, err
+		}
+		return k.verificationKey(t.Method.Alg())
+	})
+	if err != nil {
+		return Principal{}, fmt.Errorf("%w: %s", ErrInvalidToken, reason(err))
+	}
+	sub, _ := claims["sub"].(string)
+	if sub == "" {
+		return Principal{}, fmt.Errorf("%w: no subject", ErrInvalidToken)
+	}
+	scope, _ := claims["scope"].(string)
+	p := Principal{UserID: sub, Scopes: parseScopes(scope)}
+	if isService {
+		act, _ := claims["act"].(map[string]any)
+		actor, _ := act["sub"].(string)
+		if actor == "" || !slices.Contains(v.cfg.TrustedActors, actor) {
+			return Principal{}, fmt.Errorf("%w: actor %q is not trusted", ErrUntrustedActor, truncate(actor, 64))
+		}
+		p.Actor = actor
+	}
+	return p, nil
+}
+
+// reason is a short, token-free description of a parse failure.
+func reason(err error) string {
+	switch {
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return "expired"
+	case errors.Is(err, jwt.ErrTokenInvalidAudience):
+		return "wrong audience"
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return "wrong issuer"
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return "missing expiry"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return "bad signature"
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued), errors.Is(err, jwt.ErrTokenNotValidYet):
+		return "not valid yet"
+	case errors.Is(err, jwt.ErrTokenUnverifiable):
+		return "unknown or unusable key"
+	}
+	return "malformed"
+}
+
+// bearer extracts the token of an Authorization header.
+func bearer(header string) string {
+	scheme, tok, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
