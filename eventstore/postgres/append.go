@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,72 +14,157 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 )
 
-// lockStreamSQL serialises appends and deletion of one stream. An advisory
-// lock assigns no transaction id, so the id is taken by the first write,
-// while the stream is held: one stream's appends get increasing ids, which is
-// what keeps per-stream order in the (tx_id, global_position) feed. It must
-// be its own statement so the next one's snapshot is taken after the lock.
+// Per-stream order in the xid8 feed (ARCHITECTURE §4) needs one property of
+// every append: if append A wrote a stream's versions before append B, A's
+// transaction id is smaller than B's. PostgreSQL assigns a transaction its id
+// at its first write, and a plain UPDATE (heap_update) takes the id *before*
+// it waits for a row that another transaction is changing. So the danger is
+// a writer that takes its id, waits behind a concurrent writer of the same
+// stream row, and then still succeeds on the row version that writer
+// committed: its events would carry higher versions under a lower id. Each
+// expected-version kind closes that door in its own way:
+//
+//   - Exact(n) takes no lock at all. Its CAS `version = n` can succeed only on
+//     the row version its own statement snapshot saw: a racer that waited for
+//     a concurrent writer re-checks `version = n` on the new row version
+//     (READ COMMITTED's EvalPlanQual) and fails, because every append raises
+//     the version. So whoever wrote the stream before a successful Exact
+//     append committed before that append's snapshot was taken, hence took
+//     its id earlier. (If the writer it waited for rolled back, nothing of
+//     that writer remains to be ordered against.) This is the hot path:
+//     aggregates append with Exact.
+//   - StreamExists first locks the stream row (SELECT … FOR NO KEY UPDATE, its
+//     own statement). Row locking (heap_lock_tuple) takes the transaction id
+//     only after it has waited, so the id comes after every earlier writer's,
+//     and the UPDATE that follows, in a new snapshot, cannot be overtaken
+//     while the row is locked.
+//   - NoStream and Any may create the stream, and a creation has no row to
+//     lock: they take the per-stream advisory lock (lockStreamSQL), as
+//     DeleteStream does, so creations, deletion and its tombstone never
+//     interleave (a speculative INSERT takes its id before it may lose the
+//     race and wait). Any on an existing row goes through ON CONFLICT DO
+//     UPDATE, which locks the row with heap_lock_tuple before updating, so it
+//     too takes its id only after the writer before it has finished.
+//
+// In every case the stream row write is the append's first write; the events
+// and blob references are inserted in the same statement only if it
+// returned a row.
+
+// lockStreamSQL serialises creating appends (NoStream, Any) and deletion of
+// one stream. An advisory lock assigns no transaction id, so the id is taken
+// by the first write, while the stream is held. It must be its own statement
+// so the next one's snapshot is taken after the lock.
 const lockStreamSQL = `SELECT pg_advisory_xact_lock(hashtextextended('s:' || $1, 0))`
 
-// The append statement: the stream row write (CAS) is the first write, and
-// the events and blob references are inserted only if it returned a row.
-// The final SELECT also reports the stream's state before the statement
-// (every part of a statement sees the same snapshot), so a refusal needs no
-// second query.
-const appendSQLHead = `WITH cur AS (SELECT version, owner FROM streams WHERE stream_id = @stream),
-tomb AS (SELECT EXISTS (SELECT 1 FROM tombstones WHERE stream_id = @stream) AS deleted),
-s AS (`
+// lockRowSQL locks the stream row for StreamExists (see above); its own
+// statement, so the UPDATE's snapshot is taken after the lock.
+const lockRowSQL = `SELECT 1 FROM streams WHERE stream_id = $1 FOR NO KEY UPDATE`
 
-const appendSQLTail = `),
-e AS (
-	INSERT INTO events (event_id, stream_id, version, type, data, metadata)
-	SELECT u.id, @stream, s.version - @k::bigint + u.ord, u.type, u.data::jsonb, u.meta::jsonb
-	FROM s, unnest(@ids::uuid[], @types::text[], @datas::text[], @metas::text[]) WITH ORDINALITY AS u(id, type, data, meta, ord)
-	RETURNING global_position
-),
-b AS (
-	INSERT INTO stream_blobs (stream_id, hash)
-	SELECT @stream, h FROM s, unnest(@blobs::bytea[]) AS h
-	ON CONFLICT DO NOTHING
-)
-SELECT (SELECT version FROM s), (SELECT min(global_position) FROM e), (SELECT max(global_position) FROM e),
-	(SELECT version FROM cur), (SELECT owner FROM cur), (SELECT deleted FROM tomb)`
+// refusalSQL explains an append that wrote nothing. It runs only on refusal,
+// after the statement that refused, so it sees the state that made a racer
+// lose (the winner has committed by then).
+const refusalSQL = `SELECT (SELECT version FROM streams WHERE stream_id = $1), (SELECT owner FROM streams WHERE stream_id = $1),
+	EXISTS (SELECT 1 FROM tombstones WHERE stream_id = $1)`
 
-const summarySet = `title = CASE WHEN @has_summary::bool THEN @title::text ELSE streams.title END,
-	status = CASE WHEN @has_summary::bool THEN @status::text ELSE streams.status END,
-	summary = CASE WHEN @has_summary::bool THEN @summary::jsonb ELSE streams.summary END,
+// Parameters of the general append statements, in order:
+// $1 stream, $2 k (event count), $3 owner, $4 has summary, $5 title,
+// $6 status, $7 summary (jsonb), $8 ids, $9 types, $10 datas, $11 metas,
+// then $12 the blob hashes when there are any, then (Exact only) the
+// expected version, written $EXPECTED below and numbered when the statement
+// is built. Positional, not pgx.NamedArgs: the named rewrite costs client
+// CPU on every call.
+const summarySet = `title = CASE WHEN $4::bool THEN $5::text ELSE streams.title END,
+	status = CASE WHEN $4::bool THEN $6::text ELSE streams.status END,
+	summary = CASE WHEN $4::bool THEN $7::jsonb ELSE streams.summary END,
 	updated_at = now()`
 
-var (
-	appendNoStreamSQL = appendSQLHead + `INSERT INTO streams (stream_id, version, owner, title, status, summary)
-	SELECT @stream, @k::bigint, @owner::text, @title::text, @status::text, @summary::jsonb WHERE NOT (SELECT deleted FROM tomb)
+// newStream is the row a creating append inserts, unless the id was deleted
+// (a deleted stream's id is never reused).
+const newStream = `INSERT INTO streams (stream_id, version, owner, title, status, summary)
+	SELECT $1, $2::bigint, $3::text, CASE WHEN $4::bool THEN $5::text ELSE '' END,
+		CASE WHEN $4::bool THEN $6::text ELSE '' END, CASE WHEN $4::bool THEN $7::jsonb ELSE '{}' END
+	WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE stream_id = $1)`
+
+const (
+	streamNoStream = newStream + `
 	ON CONFLICT (stream_id) DO NOTHING
-	RETURNING version` + appendSQLTail
-
-	appendExactSQL = appendSQLHead + `UPDATE streams SET version = version + @k::bigint, ` + summarySet + `
-	WHERE stream_id = @stream AND version = @expected::bigint AND (@owner::text = '' OR owner = @owner::text)
-	RETURNING version` + appendSQLTail
-
-	appendExistsSQL = appendSQLHead + `UPDATE streams SET version = version + @k::bigint, ` + summarySet + `
-	WHERE stream_id = @stream AND (@owner::text = '' OR owner = @owner::text)
-	RETURNING version` + appendSQLTail
-
-	appendAnySQL = appendSQLHead + `INSERT INTO streams (stream_id, version, owner, title, status, summary)
-	SELECT @stream, @k::bigint, @owner::text, @title::text, @status::text, @summary::jsonb WHERE NOT (SELECT deleted FROM tomb)
-	ON CONFLICT (stream_id) DO UPDATE SET version = streams.version + @k::bigint, ` + summarySet + `
-	WHERE streams.owner = @owner::text
-	RETURNING version` + appendSQLTail
+	RETURNING version`
+	streamExact = `UPDATE streams SET version = version + $2::bigint, ` + summarySet + `
+	WHERE stream_id = $1 AND version = $EXPECTED::bigint AND ($3::text = '' OR owner = $3::text)
+	RETURNING version`
+	streamExists = `UPDATE streams SET version = version + $2::bigint, ` + summarySet + `
+	WHERE stream_id = $1 AND ($3::text = '' OR owner = $3::text)
+	RETURNING version`
+	streamAny = newStream + `
+	ON CONFLICT (stream_id) DO UPDATE SET version = streams.version + $2::bigint, ` + summarySet + `
+	WHERE streams.owner = $3::text
+	RETURNING version`
 )
 
-// batcher is what an append runs on: the pool (the batch is then an implicit
-// transaction, one round trip) or an explicit transaction (idempotent path).
-type batcher interface {
+// appendSQL builds a general append: the stream row write, then the events
+// (unnest of the arrays, versions counted up to the new stream version) and,
+// with blobs, the blob references. One row: new version, first and last
+// global position, all NULL when the stream write refused.
+func appendSQL(streamWrite string, blobs bool) string {
+	q := `WITH s AS (` + streamWrite + `),
+e AS (
+	INSERT INTO events (event_id, stream_id, version, type, data, metadata)
+	SELECT u.id, $1, s.version - $2::bigint + u.ord, u.type, u.data::jsonb, u.meta::jsonb
+	FROM s, unnest($8::uuid[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS u(id, type, data, meta, ord)
+	RETURNING version, global_position
+)`
+	expected := "$12"
+	if blobs {
+		q += `,
+b AS (
+	INSERT INTO stream_blobs (stream_id, hash)
+	SELECT $1, h FROM s, unnest($12::bytea[]) AS h
+	ON CONFLICT DO NOTHING
+)`
+		expected = "$13"
+	}
+	q += `
+SELECT max(version), min(global_position), max(global_position) FROM e`
+	return strings.ReplaceAll(q, "$EXPECTED", expected)
+}
+
+// appendExactOneSQL is the hot path: Exact, one event, no blobs. Scalar
+// parameters instead of arrays and the events INSERT as the main statement
+// keep the plan small. Parameters: $1 stream, $2 expected version, $3 owner,
+// $4 has summary, $5 title, $6 status, $7 summary, $8 id, $9 type, $10 data,
+// $11 metadata. One row (new version, global position) or none on refusal.
+const appendExactOneSQL = `WITH s AS (
+	UPDATE streams SET version = version + 1,
+		title = CASE WHEN $4::bool THEN $5::text ELSE streams.title END,
+		status = CASE WHEN $4::bool THEN $6::text ELSE streams.status END,
+		summary = CASE WHEN $4::bool THEN $7::jsonb ELSE streams.summary END,
+		updated_at = now()
+	WHERE stream_id = $1 AND version = $2::bigint AND ($3::text = '' OR owner = $3::text)
+	RETURNING version
+)
+INSERT INTO events (event_id, stream_id, version, type, data, metadata)
+SELECT $8::uuid, $1, s.version, $9::text, $10::jsonb, $11::jsonb FROM s
+RETURNING version, global_position, global_position`
+
+// The general statements, built once.
+var (
+	appendNoStreamSQL, appendNoStreamBlobsSQL = appendSQL(streamNoStream, false), appendSQL(streamNoStream, true)
+	appendExactSQL, appendExactBlobsSQL       = appendSQL(streamExact, false), appendSQL(streamExact, true)
+	appendExistsSQL, appendExistsBlobsSQL     = appendSQL(streamExists, false), appendSQL(streamExists, true)
+	appendAnySQL, appendAnyBlobsSQL           = appendSQL(streamAny, false), appendSQL(streamAny, true)
+)
+
+// querier is what an append runs on: the pool (each call is then an
+// implicit transaction, one round trip) or an explicit transaction
+// (idempotent path).
+type querier interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 var (
-	_ batcher = (*pgxpool.Pool)(nil)
-	_ batcher = (pgx.Tx)(nil)
+	_ querier = (*pgxpool.Pool)(nil)
+	_ querier = (pgx.Tx)(nil)
 )
 
 // Append implements eventstore.Store.
@@ -98,18 +184,69 @@ func (s *Store) Append(ctx context.Context, req eventstore.AppendRequest) (event
 	return res, nil
 }
 
-// appendOn sends the lock and the append statement as one batch.
-func (s *Store) appendOn(ctx context.Context, on batcher, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (eventstore.AppendResult, error) {
-	var query string
+// appendOn writes the append on on: its lock statement, if its kind needs
+// one, and the append statement, sent together (one round trip); on refusal
+// it asks refusalSQL why.
+func (s *Store) appendOn(ctx context.Context, on querier, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (eventstore.AppendResult, error) {
+	var (
+		version, first, last *int64
+		err                  error
+	)
+	if req.Expected.IsExact() && len(events) == 1 && len(req.BlobRefs) == 0 {
+		version, first, last, err = appendExactOne(ctx, on, req, events[0])
+	} else {
+		version, first, last, err = appendGeneral(ctx, on, req, events)
+	}
+	if err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	if version != nil && first != nil && last != nil {
+		return eventstore.AppendResult{Version: *version, FirstPosition: *first, LastPosition: *last}, nil
+	}
+	return eventstore.AppendResult{}, refusal(ctx, on, req)
+}
+
+// summaryArgs returns the summary parameters: whether to set it, title,
+// status and data (a JSON object; "{}" when unset).
+func summaryArgs(req eventstore.AppendRequest) (bool, string, string, string) {
+	if req.Summary == nil {
+		return false, "", "", "{}"
+	}
+	data := "{}"
+	if len(req.Summary.Data) > 0 {
+		data = string(req.Summary.Data)
+	}
+	return true, req.Summary.Title, req.Summary.Status, data
+}
+
+// appendExactOne runs appendExactOneSQL: a single statement, no lock.
+func appendExactOne(ctx context.Context, on querier, req eventstore.AppendRequest, e eventstore.EncodedEvent) (version, first, last *int64, err error) {
+	has, title, status, summary := summaryArgs(req)
+	err = on.QueryRow(ctx, appendExactOneSQL, string(req.Stream), req.Expected.Version(), req.Owner,
+		has, title, status, summary, e.ID, e.Type, string(e.Data), string(e.Metadata)).Scan(&version, &first, &last)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, translate("append", err)
+	}
+	return version, first, last, nil
+}
+
+// appendGeneral runs the general statement of the request's kind, after the
+// kind's lock statement when it has one, as one batch.
+func appendGeneral(ctx context.Context, on querier, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (version, first, last *int64, err error) {
+	blobs := len(req.BlobRefs) > 0
+	var query, lock string
 	switch {
 	case req.Expected.IsNoStream():
-		query = appendNoStreamSQL
+		query, lock = pick(blobs, appendNoStreamSQL, appendNoStreamBlobsSQL), lockStreamSQL
 	case req.Expected.IsExact():
-		query = appendExactSQL
+		query = pick(blobs, appendExactSQL, appendExactBlobsSQL)
 	case req.Expected.IsStreamExists():
-		query = appendExistsSQL
+		query, lock = pick(blobs, appendExistsSQL, appendExistsBlobsSQL), lockRowSQL
 	default:
-		query = appendAnySQL
+		query, lock = pick(blobs, appendAnySQL, appendAnyBlobsSQL), lockStreamSQL
 	}
 	ids := make([][16]byte, len(events))
 	types := make([]string, len(events))
@@ -118,62 +255,78 @@ func (s *Store) appendOn(ctx context.Context, on batcher, req eventstore.AppendR
 	for i, e := range events {
 		ids[i], types[i], datas[i], metas[i] = e.ID, e.Type, string(e.Data), string(e.Metadata)
 	}
-	blobs := req.BlobRefs
-	if blobs == nil {
-		blobs = [][]byte{}
+	has, title, status, summary := summaryArgs(req)
+	args := []any{string(req.Stream), int64(len(events)), req.Owner,
+		has, title, status, summary, ids, types, datas, metas}
+	if blobs {
+		args = append(args, req.BlobRefs)
 	}
-	args := pgx.NamedArgs{
-		"stream": string(req.Stream), "k": int64(len(events)), "owner": req.Owner,
-		"expected": req.Expected.Version(), "has_summary": req.Summary != nil,
-		"title": "", "status": "", "summary": "{}",
-		"ids": ids, "types": types, "datas": datas, "metas": metas, "blobs": blobs,
+	if req.Expected.IsExact() {
+		args = append(args, req.Expected.Version())
 	}
-	if req.Summary != nil {
-		args["title"], args["status"] = req.Summary.Title, req.Summary.Status
-		if len(req.Summary.Data) > 0 {
-			args["summary"] = string(req.Summary.Data)
+	if lock == "" {
+		if err := on.QueryRow(ctx, query, args...).Scan(&version, &first, &last); err != nil {
+			return nil, nil, nil, translate("append", err)
 		}
+		return version, first, last, nil
 	}
 	b := &pgx.Batch{}
-	b.Queue(lockStreamSQL, string(req.Stream))
-	b.Queue(query, args)
+	b.Queue(lock, string(req.Stream))
+	b.Queue(query, args...)
 	br := on.SendBatch(ctx, b)
-	var (
-		newVersion, first, last, curVersion *int64
-		curOwner                            *string
-		deleted                             bool
-	)
 	if _, err := br.Exec(); err != nil {
 		_ = br.Close()
-		return eventstore.AppendResult{}, translate("append", err)
+		return nil, nil, nil, translate("append", err)
 	}
-	if err := br.QueryRow().Scan(&newVersion, &first, &last, &curVersion, &curOwner, &deleted); err != nil {
+	if err := br.QueryRow().Scan(&version, &first, &last); err != nil {
 		_ = br.Close()
-		return eventstore.AppendResult{}, translate("append", err)
+		return nil, nil, nil, translate("append", err)
 	}
 	if err := br.Close(); err != nil {
-		return eventstore.AppendResult{}, translate("append", err)
+		return nil, nil, nil, translate("append", err)
 	}
-	if newVersion != nil && first != nil && last != nil {
-		return eventstore.AppendResult{Version: *newVersion, FirstPosition: *first, LastPosition: *last}, nil
+	return version, first, last, nil
+}
+
+func pick(blobs bool, without, with string) string {
+	if blobs {
+		return with
+	}
+	return without
+}
+
+// refusal reads why an append wrote nothing and returns the matching error:
+// the stream was deleted, belongs to another owner, or is not at the
+// expected version (VersionConflictError with its current version; 0 when it
+// does not exist).
+func refusal(ctx context.Context, on querier, req eventstore.AppendRequest) error {
+	var (
+		curVersion *int64
+		curOwner   *string
+		deleted    bool
+	)
+	if err := on.QueryRow(ctx, refusalSQL, string(req.Stream)).Scan(&curVersion, &curOwner, &deleted); err != nil {
+		return translate("append", err)
 	}
 	switch {
 	case deleted:
-		return eventstore.AppendResult{}, fmt.Errorf("append to %q: %w", req.Stream, eventstore.ErrStreamDeleted)
+		return fmt.Errorf("append to %q: %w", req.Stream, eventstore.ErrStreamDeleted)
 	case curOwner != nil && req.Owner != "" && *curOwner != req.Owner:
-		return eventstore.AppendResult{}, fmt.Errorf("append to %q as %q: %w", req.Stream, req.Owner, eventstore.ErrOwnerMismatch)
+		return fmt.Errorf("append to %q as %q: %w", req.Stream, req.Owner, eventstore.ErrOwnerMismatch)
 	}
 	var current int64
 	if curVersion != nil {
 		current = *curVersion
 	}
-	return eventstore.AppendResult{}, &eventstore.VersionConflictError{Stream: req.Stream, Expected: req.Expected, Current: current}
+	return &eventstore.VersionConflictError{Stream: req.Stream, Expected: req.Expected, Current: current}
 }
 
 // appendIdempotent runs the append in an explicit transaction that first
 // locks the idempotency key, so concurrent callers with one key queue up:
 // the first executes, the others find its answer. Failed appends record
-// nothing, so a retry after a conflict runs again.
+// nothing, so a retry after a conflict runs again. Nothing here writes
+// before the append's own stream row write, so the transaction id is still
+// taken where the ordering argument above says.
 func (s *Store) appendIdempotent(ctx context.Context, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (eventstore.AppendResult, error) {
 	key := req.Idempotency
 	tx, err := s.pool.Begin(ctx)

@@ -6,7 +6,10 @@
 //	eventstore many-streams appends_per_s=N baseline_per_s=M ratio=R p99_ms=X
 //	eventstore one-stream appends_per_s=N baseline_per_s=M ratio=R p99_ms=X
 //
-// It works in a fresh schema of its own and drops it at the end.
+// After a warm-up of both sides, each figure's time is split into rounds that
+// alternate baseline and appends, so load from other work on a shared
+// machine falls on both alike. It works in a fresh schema of its own and
+// drops it at the end.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"time"
@@ -31,10 +35,25 @@ import (
 
 func main() {
 	dbURL := flag.String("database", envOr("ROADBOOK_TEST_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server URL")
-	duration := flag.Duration("duration", 10*time.Second, "measurement time per figure")
-	warmup := flag.Duration("warmup", 2*time.Second, "warm-up time before each figure")
+	duration := flag.Duration("duration", 10*time.Second, "measurement time per figure, split over -rounds")
+	rounds := flag.Int("rounds", 5, "alternating baseline/append rounds per scenario (load drift on a shared machine hits both sides alike)")
+	warmup := flag.Duration("warmup", 2*time.Second, "warm-up time of each side before a scenario's rounds")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the client to this file")
 	flag.Parse()
-	if err := run(context.Background(), *dbURL, *duration, *warmup); err != nil {
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-eventstore:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-eventstore:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(context.Background(), *dbURL, *duration, *rounds, *warmup); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench-eventstore:", err)
 		os.Exit(1)
 	}
@@ -59,7 +78,10 @@ func payload() *structpb.Struct {
 	return s
 }
 
-func run(ctx context.Context, server string, duration, warmup time.Duration) error {
+func run(ctx context.Context, server string, duration time.Duration, rounds int, warmup time.Duration) error {
+	if rounds < 1 {
+		return fmt.Errorf("-rounds %d: want at least 1", rounds)
+	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	schema := "bench_" + hex.EncodeToString(b[:])
@@ -104,7 +126,7 @@ func run(ctx context.Context, server string, duration, warmup time.Duration) err
 	var version, sync string
 	_ = pool.QueryRow(ctx, `SELECT version()`).Scan(&version)
 	_ = pool.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&sync)
-	fmt.Fprintf(os.Stderr, "server: %s; synchronous_commit=%s; payload %d bytes protojson; %s per figure after %s warm-up\n", version, sync, len(data), duration, warmup)
+	fmt.Fprintf(os.Stderr, "server: %s; synchronous_commit=%s; payload %d bytes protojson; %s per figure in %d alternating rounds after %s warm-up\n", version, sync, len(data), duration, rounds, warmup)
 
 	for _, sc := range []struct {
 		name    string
@@ -133,32 +155,47 @@ func run(ctx context.Context, server string, duration, warmup time.Duration) err
 			_, err := pool.Exec(ctx, `INSERT INTO baseline (stream_id, data) VALUES ($1, $2::jsonb)`, string(ids[w]), string(data))
 			return err
 		}
-		base, _, err := measure(ctx, sc.writers, warmup, duration, insertOp)
-		if err != nil {
+		// Warm both sides (connections, prepared statements), then
+		// alternate short rounds so a load swing from other work on the
+		// machine falls on both sides alike.
+		if _, err := measure(ctx, sc.writers, warmup, insertOp); err != nil {
 			return fmt.Errorf("%s baseline: %w", sc.name, err)
 		}
-		rate, p99, err := measure(ctx, sc.writers, warmup, duration, appendOp)
-		if err != nil {
+		if _, err := measure(ctx, sc.writers, warmup, appendOp); err != nil {
 			return fmt.Errorf("%s appends: %w", sc.name, err)
 		}
+		var baseLats, appendLats []time.Duration
+		each := duration / time.Duration(rounds)
+		for range rounds {
+			l, err := measure(ctx, sc.writers, each, insertOp)
+			if err != nil {
+				return fmt.Errorf("%s baseline: %w", sc.name, err)
+			}
+			baseLats = append(baseLats, l...)
+			if l, err = measure(ctx, sc.writers, each, appendOp); err != nil {
+				return fmt.Errorf("%s appends: %w", sc.name, err)
+			}
+			appendLats = append(appendLats, l...)
+		}
+		measured := each * time.Duration(rounds)
+		base := float64(len(baseLats)) / measured.Seconds()
+		rate := float64(len(appendLats)) / measured.Seconds()
+		p99 := percentile(appendLats, 99)
 		fmt.Printf("eventstore %s appends_per_s=%.0f baseline_per_s=%.0f ratio=%.2f p99_ms=%.2f\n", sc.name, rate, base, rate/base, float64(p99.Microseconds())/1000)
 	}
 	return nil
 }
 
-// measure runs op on writers goroutines (writer w always passes w) for
-// warmup, then for d, and returns operations per second and the p99
-// latency of the measured part.
-func measure(ctx context.Context, writers int, warmup, d time.Duration, op func(context.Context, int) error) (float64, time.Duration, error) {
+// measure runs op on writers goroutines (writer w always passes w) for d
+// and returns the latency of every operation that started within d.
+func measure(ctx context.Context, writers int, d time.Duration, op func(context.Context, int) error) ([]time.Duration, error) {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		lats  []time.Duration
 		first error
 	)
-	start := time.Now()
-	measureFrom := start.Add(warmup)
-	end := measureFrom.Add(d)
+	end := time.Now().Add(d)
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
 		go func() {
@@ -175,9 +212,7 @@ func measure(ctx context.Context, writers int, warmup, d time.Duration, op func(
 					mu.Unlock()
 					return
 				}
-				if t0.After(measureFrom) {
-					mine = append(mine, time.Since(t0))
-				}
+				mine = append(mine, time.Since(t0))
 			}
 			mu.Lock()
 			lats = append(lats, mine...)
@@ -186,12 +221,16 @@ func measure(ctx context.Context, writers int, warmup, d time.Duration, op func(
 	}
 	wg.Wait()
 	if first != nil {
-		return 0, 0, first
+		return nil, first
 	}
-	slices.Sort(lats)
 	if len(lats) == 0 {
-		return 0, 0, fmt.Errorf("no operation completed")
+		return nil, fmt.Errorf("no operation completed")
 	}
-	p99 := lats[len(lats)*99/100]
-	return float64(len(lats)) / d.Seconds(), p99, nil
+	return lats, nil
+}
+
+// percentile returns the p-th percentile of lats (sorted in place).
+func percentile(lats []time.Duration, p int) time.Duration {
+	slices.Sort(lats)
+	return lats[len(lats)*p/100]
 }

@@ -32,7 +32,7 @@ func (s *accommodationService) ChooseAccommodation(ctx context.Context, req *con
 		func(after trip.State) *roadbookv1.ChooseAccommodationResponse {
 			out := &roadbookv1.ChooseAccommodationResponse{Version: after.Version, VersionUnchanged: after.Version == m.Version}
 			if int(m.StageIndex) < len(after.Stages) {
-				out.Stage = stageDetail(after.Stages[m.StageIndex])
+				out.Stage = stageDetail(after.Stages[m.StageIndex], after.Settings)
 			}
 			return out
 		})
@@ -65,7 +65,7 @@ func (s *accommodationService) SetManualAccommodation(ctx context.Context, req *
 		func(after trip.State) *roadbookv1.SetManualAccommodationResponse {
 			out := &roadbookv1.SetManualAccommodationResponse{Version: after.Version, VersionUnchanged: after.Version == m.Version}
 			if int(m.StageIndex) < len(after.Stages) {
-				out.Stage = stageDetail(after.Stages[m.StageIndex])
+				out.Stage = stageDetail(after.Stages[m.StageIndex], after.Settings)
 			}
 			return out
 		})

@@ -39,6 +39,10 @@ func (c *core) eachTrip(ctx context.Context, user string, fn func(tripstore.Load
 			if !ok {
 				continue
 			}
+			if rowDeleted(info) {
+				c.finishDeletion(ctx, user, id)
+				continue
+			}
 			l, err := c.trips.Load(ctx, tripstore.User(user), id)
 			if errors.Is(err, trip.ErrNotFound) {
 				continue
@@ -139,8 +143,22 @@ func (s *accountService) DeleteAccount(ctx context.Context, req *connect.Request
 		}
 		return err
 	})
+	if err == nil {
+		err = s.deleteCollection(ctx, user)
+	}
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
 	return connect.NewResponse(&roadbookv1.DeleteAccountResponse{Deleted: true, TripsDeleted: n}), nil
+}
+
+// deleteCollection removes the user's collection stream (its events name
+// the deleted trips). Its tombstone moves a returning user to the next
+// epoch, whose generations are all higher.
+func (c *core) deleteCollection(ctx context.Context, user string) error {
+	stream, gen, err := c.collection(ctx, user)
+	if err != nil || gen&(1<<epochShift-1) == 0 {
+		return err // no live stream in this epoch
+	}
+	return c.cfg.Store.DeleteStream(ctx, stream)
 }

@@ -50,6 +50,9 @@ type Config struct {
 	// TrustForwardedFor makes the public rate limit key on the first
 	// X-Forwarded-For address (only behind a trusted ingress).
 	TrustForwardedFor bool
+	// CORS lets browser frontends on other origins call the API (default:
+	// none). See CORSConfig (cors.go).
+	CORS CORSConfig
 }
 
 // RateLimit is at most N calls per Window.

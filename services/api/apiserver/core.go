@@ -15,6 +15,7 @@ import (
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
+	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	"github.com/roadbook/roadbook/services/api/auth"
 	"github.com/roadbook/roadbook/services/api/tripstore"
 )
@@ -26,6 +27,8 @@ type core struct {
 	trips  *tripstore.Store
 	limits *limiter
 	log    *slog.Logger
+	// digests caches GetTrip answers by stream version.
+	digests digestCache
 
 	closeOnce sync.Once
 	// done is closed when the server shuts down (WatchTrip streams end).
@@ -65,7 +68,11 @@ func (c *core) load(ctx context.Context, user, id string) (tripstore.Loaded, err
 	if err != nil {
 		return tripstore.Loaded{}, err
 	}
-	return c.trips.Load(ctx, tripstore.User(user), tid)
+	l, err := c.trips.Load(ctx, tripstore.User(user), tid)
+	if errors.Is(err, trip.ErrNotFound) {
+		c.finishDeletion(ctx, user, tid)
+	}
+	return l, err
 }
 
 // write is one caller command through the store, with idempotency.
@@ -80,6 +87,9 @@ type write struct {
 	key string
 	// blobRefs are route blobs the trip references from now on.
 	blobRefs [][]byte
+	// change, when set, is how the write changes the user's trip
+	// collection; an append moves the collection's generation.
+	change eventsv1.CollectionChange
 }
 
 // run executes w and answers with respond(state after). With a key, a
@@ -112,6 +122,9 @@ func run[R proto.Message](ctx context.Context, c *core, w write, respond func(af
 	})
 	if err != nil {
 		return zero, err
+	}
+	if w.change != eventsv1.CollectionChange_COLLECTION_CHANGE_UNSPECIFIED && len(res.Events) > 0 && !res.Append.Replayed {
+		c.bumpGeneration(ctx, w.user, w.tripID, w.change)
 	}
 	if res.Append.Replayed && len(res.Append.Response) > 0 {
 		out := respond(trip.State{}).ProtoReflect().New().Interface().(R)

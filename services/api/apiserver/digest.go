@@ -1,10 +1,13 @@
 package apiserver
 
 import (
+	"math"
 	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
@@ -325,13 +328,32 @@ var availability = map[string]roadbookv1.ProviderAvailability{
 	"unavailable":    roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
 }
 
-// stageDetail is GetStage's answer for one stage.
-func stageDetail(st trip.Stage) *roadbookv1.StageDetail {
+// riderTime is a riding day's schedule by DOMAIN §3's rider-time rule
+// (alert.EstimateRiderTime, the one the sunset rule and pacing use), from
+// the trip's average speed and departure hour; nil for a rest day.
+func riderTime(st trip.Stage, set trip.Settings) *roadbookv1.RiderTime {
+	if st.RestDay {
+		return nil
+	}
+	rt := alert.EstimateRiderTime(st.DistanceM/1000, st.AscentM, set.AverageSpeedKmH, set.DepartureHour)
+	hours := func(h float64) time.Duration { return time.Duration(math.Round(h * float64(time.Hour))) }
+	return &roadbookv1.RiderTime{
+		DepartureMinuteOfDay: uint32(set.DepartureHour * 60),
+		ArrivalMinuteOfDay:   uint32(math.Round(rt.ArrivalHour() * 60)),
+		RidingDuration:       durationpb.New(hours(rt.RidingHours)),
+		BreakDuration:        durationpb.New(hours(rt.BreakHours)),
+		EffectiveSpeedKmPerH: rt.EffectiveSpeedKmh,
+	}
+}
+
+// stageDetail is GetStage's answer for one stage of a trip with settings set.
+func stageDetail(st trip.Stage, set trip.Settings) *roadbookv1.StageDetail {
 	d := &roadbookv1.StageDetail{
 		Index: uint32(st.Index), Date: st.Date.String(), RestDay: st.RestDay,
 		Start: latLon(st.Start), End: latLon(st.End), StartLabel: st.StartLabel, EndLabel: st.EndLabel,
 		DistanceM: st.DistanceM, AscentM: st.AscentM, DescentM: st.DescentM,
 		Analyzed: st.Analyzed, ManuallyEdited: st.Origin.Manual(),
+		RiderTime: riderTime(st, set),
 	}
 	for _, a := range st.Alerts {
 		d.Alerts = append(d.Alerts, alertPB(a))

@@ -46,7 +46,7 @@ func (v view) impact(before, after trip.State) *roadbookv1.Impact {
 			im.AnalysesInvalidated++
 		}
 	}
-	if before.Share.Active() && !after.Share.Active() {
+	if before.Share.Active() && (after.Deleted || !after.Share.Active()) {
 		im.ShareLinkRevoked = v.baseURL + "/s/" + before.Share.Code
 	}
 	if b, a := before.EndDate(), after.EndDate(); !after.Deleted && a != b {

@@ -92,13 +92,18 @@ func New(cfg Config) (*Server, error) {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
-	s.handler = mux
+	// Browser routes (share page, profile SVG) and CORS: sharepage_routes.go.
+	browser, err := c.browserRoutes(mux)
+	if err != nil {
+		return nil, err
+	}
+	s.handler = browser
 
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
 	s.http = &http.Server{
-		Handler:           mux,
+		Handler:           s.handler,
 		Protocols:         protocols,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,

@@ -2,159 +2,25 @@ package apiserver_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
+	"connectrpc.com/grpcreflect"
 	"github.com/google/uuid"
-	natsserver "github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/roadbook/roadbook/domain/pacing"
-	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
-	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
-	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
 	"github.com/roadbook/roadbook/services/api/tripstore"
 )
-
-type harness struct {
-	url    string
-	store  eventstore.Store
-	trips  *tripstore.Store
-	issuer *auth.HS256Issuer
-	http   *http.Client
-}
-
-func newHarness(t *testing.T) *harness {
-	t.Helper()
-	ctx := context.Background()
-	store, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-	require.NoError(t, err)
-	require.NoError(t, store.Migrate(ctx))
-	t.Cleanup(store.Close)
-
-	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	ns.Start()
-	require.True(t, ns.ReadyForConnections(10*time.Second))
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-
-	iss, err := auth.NewHS256Issuer("dev", []byte(strings.Repeat("k", 32)), "roadbook-dev")
-	require.NoError(t, err)
-	v, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(iss.Key())})
-	require.NoError(t, err)
-	srv, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: v, PublicBaseURL: "https://roadbook.test",
-		WatchPoll: 200 * time.Millisecond})
-	require.NoError(t, err)
-	hs := httptest.NewUnstartedServer(srv.Handler())
-	hs.Config.Protocols = new(http.Protocols)
-	hs.Config.Protocols.SetHTTP1(true)
-	hs.Config.Protocols.SetUnencryptedHTTP2(true)
-	hs.Start()
-	t.Cleanup(hs.Close)
-	return &harness{url: hs.URL, store: store, trips: tripstore.New(store, nil), issuer: iss, http: hs.Client()}
-}
-
-func (h *harness) token(t *testing.T, user string) string {
-	t.Helper()
-	tok, err := h.issuer.Mint(auth.Claims{Subject: user, Audience: []string{auth.DefaultAudience},
-		ExpiresAt: time.Now().Add(time.Hour), Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
-	require.NoError(t, err)
-	return tok
-}
-
-// bearer adds a user's token to every call.
-func bearer(tok string) connect.ClientOption {
-	return connect.WithInterceptors(connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
-		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			req.Header().Set("Authorization", "Bearer "+tok)
-			return next(ctx, req)
-		}
-	}), streamBearer(tok))
-}
-
-type streamBearer string
-
-func (s streamBearer) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc { return next }
-func (s streamBearer) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
-	return func(ctx context.Context, spec connect.Spec) connect.StreamingClientConn {
-		c := next(ctx, spec)
-		c.RequestHeader().Set("Authorization", "Bearer "+string(s))
-		return c
-	}
-}
-func (s streamBearer) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
-	return next
-}
-
-func fixture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	require.NoError(t, err)
-	return b
-}
-
-func errorInfo(t *testing.T, err error) *roadbookv1.ErrorInfo {
-	t.Helper()
-	var ce *connect.Error
-	require.True(t, errors.As(err, &ce), "%v", err)
-	for _, d := range ce.Details() {
-		v, derr := d.Value()
-		if info, ok := v.(*roadbookv1.ErrorInfo); ok && derr == nil {
-			return info
-		}
-	}
-	t.Fatalf("no ErrorInfo in %v", err)
-	return nil
-}
-
-// recordStages paces the trip's route and records the result the way the
-// stages worker does: tripstore with the system actor.
-func (h *harness) recordStages(t *testing.T, id string) {
-	t.Helper()
-	ctx := context.Background()
-	tid := uuid.MustParse(id)
-	l, err := h.trips.Load(ctx, tripstore.System(), tid)
-	require.NoError(t, err)
-	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
-	require.NoError(t, err)
-	st := l.State.Settings
-	plan, err := pacing.Plan(pts, pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
-		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour})
-	require.NoError(t, err)
-	var stages []trip.Stage
-	for _, ps := range plan.Stages {
-		stages = append(stages, trip.Stage{RestDay: ps.RestDay, Start: ps.Start, End: ps.End, Geometry: ps.Geometry,
-			DistanceM: ps.DistanceM, AscentM: ps.AscentM, DescentM: ps.DescentM, Origin: trip.OriginPaced})
-	}
-	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages},
-		tripstore.Options{})
-	require.NoError(t, err)
-}
-
-func upload(t *testing.T, c roadbookv1connect.TripServiceClient) *roadbookv1.CreateTripFromUploadResponse {
-	t.Helper()
-	resp, err := c.CreateTripFromUpload(context.Background(), connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{
-		Filename: "oslo.gpx", ContentType: "application/gpx+xml", Content: fixture(t, "long_brouter_oslo-trondheim_fastbike.gpx")}))
-	require.NoError(t, err)
-	return resp.Msg
-}
 
 func TestAPI(t *testing.T) {
 	t.Parallel()
@@ -327,10 +193,7 @@ func TestAPI(t *testing.T) {
 	t.Run("gRPC clients reach GetTrip and WatchTrip over HTTP/2", func(t *testing.T) {
 		t.Parallel()
 		created := upload(t, trips)
-		tr := &http.Transport{Protocols: new(http.Protocols)}
-		tr.Protocols.SetUnencryptedHTTP2(true)
-		tr.DialContext = (&net.Dialer{}).DialContext
-		hc := &http.Client{Transport: tr}
+		hc := h2c()
 		g := roadbookv1connect.NewTripServiceClient(hc, h.url, connect.WithGRPC(), bearer(ann))
 		got, err := g.GetTrip(ctx, connect.NewRequest(&roadbookv1.GetTripRequest{TripId: created.TripId}))
 		require.NoError(t, err)
@@ -348,5 +211,96 @@ func TestAPI(t *testing.T) {
 		require.Contains(t, stream.Msg().Changes, roadbookv1.TripChange_TRIP_CHANGE_STAGES)
 		require.NotEmpty(t, stream.Msg().Trip.Stages)
 		cancel()
+	})
+}
+
+func get(t *testing.T, hc *http.Client, url string) (int, string) {
+	t.Helper()
+	resp, err := hc.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}
+
+func TestServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("health, readiness, metrics, gRPC health and reflection answer on the one port", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		code, body := get(t, h.http, h.url+"/healthz")
+		require.Equal(t, http.StatusOK, code)
+		require.Equal(t, "ok\n", body)
+		code, body = get(t, h.http, h.url+"/readyz")
+		require.Equal(t, http.StatusOK, code, body)
+
+		_, err := h.as(t, "counted", nil).trips.ListTrips(ctx, connect.NewRequest(&roadbookv1.ListTripsRequest{}))
+		require.NoError(t, err)
+		code, body = get(t, h.http, h.url+"/metrics")
+		require.Equal(t, http.StatusOK, code)
+		require.Contains(t, body, `roadbook_api_requests_total{code="ok",procedure="/roadbook.v1.TripService/ListTrips"} 1`)
+		require.Contains(t, body, `roadbook_api_request_duration_seconds_count{procedure="/roadbook.v1.TripService/ListTrips"} 1`)
+
+		req, err := http.NewRequest(http.MethodPost, h.url+"/grpc.health.v1.Health/Check", strings.NewReader(`{"service":"roadbook.v1.TripService"}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := h.http.Do(req)
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+		require.JSONEq(t, `{"status":"SERVING_STATUS_SERVING"}`, string(b))
+
+		stream := grpcreflect.NewClient(h2c(), h.url, connect.WithGRPC()).NewStream(ctx)
+		names, err := stream.ListServices()
+		require.NoError(t, err)
+		_, _ = stream.Close()
+		for _, svc := range []protoreflect.FullName{roadbookv1connect.TripServiceName, roadbookv1connect.WatchServiceName, roadbookv1connect.AccountServiceName} {
+			require.Contains(t, names, svc)
+		}
+	})
+
+	t.Run("readiness turns unready when NATS goes away", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		code, _ := get(t, h.http, h.url+"/readyz")
+		require.Equal(t, http.StatusOK, code)
+		h.nats.Shutdown()
+		h.nats.WaitForShutdown()
+		code, body := get(t, h.http, h.url+"/readyz")
+		require.Equal(t, http.StatusServiceUnavailable, code)
+		require.Contains(t, body, "nats")
+		code, _ = get(t, h.http, h.url+"/healthz")
+		require.Equal(t, http.StatusOK, code, "the process itself is fine")
+	})
+
+	t.Run("shutdown drains: unready at once, watch streams end cleanly, Serve returns", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		served := make(chan error, 1)
+		go func() { served <- h.srv.Serve(ln) }()
+		base := "http://" + ln.Addr().String()
+		c := h.as(t, "drained", nil)
+		created := upload(t, c.trips)
+		w := roadbookv1connect.NewWatchServiceClient(h.http, base, bearer(h.token(t, "drained")))
+		stream, err := w.WatchTrip(ctx, connect.NewRequest(&roadbookv1.WatchTripRequest{TripId: created.TripId}))
+		require.NoError(t, err)
+		require.True(t, stream.Receive(), "%v", stream.Err())
+
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		require.NoError(t, h.srv.Shutdown(sctx))
+		require.False(t, stream.Receive())
+		require.NoError(t, stream.Err(), "the stream ends, it does not break")
+		require.NoError(t, <-served)
+		rec := httptest.NewRecorder()
+		h.srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		require.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	})
 }

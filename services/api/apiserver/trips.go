@@ -13,6 +13,7 @@ import (
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
+	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/tripstore"
@@ -45,7 +46,14 @@ func (s *tripService) ListTrips(ctx context.Context, req *connect.Request[roadbo
 			return nil, s.fail(ctx, err)
 		}
 	}
-	out := &roadbookv1.ListTripsResponse{}
+	// The generation is read before the rows: a trip created meanwhile then
+	// shows with the older generation, so the next page is stale (safe),
+	// never a newer generation over an older set.
+	gen, err := s.generation(ctx, user)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	out := &roadbookv1.ListTripsResponse{Generation: gen}
 	today := trip.DateOf(s.cfg.Clock())
 	scanned := 0
 	var last *eventstore.ListPosition
@@ -56,7 +64,12 @@ func (s *tripService) ListTrips(ctx context.Context, req *connect.Request[roadbo
 		}
 		for _, info := range page.Streams {
 			scanned++
-			if _, ok := tripstore.TripID(info.ID); !ok {
+			id, ok := tripstore.TripID(info.ID)
+			if !ok {
+				continue
+			}
+			if rowDeleted(info) {
+				s.finishDeletion(ctx, user, id)
 				continue
 			}
 			sum := summaryPB(info, today)
@@ -144,7 +157,8 @@ func (s *tripService) CreateTripFromUrl(ctx context.Context, req *connect.Reques
 	id := createID(user, roadbookv1connect.TripServiceCreateTripFromUrlProcedure, key)
 	resp, err := run(ctx, s.core, write{
 		procedure: roadbookv1connect.TripServiceCreateTripFromUrlProcedure, user: user, tripID: id, req: m, key: key,
-		cmd: trip.Create{SourceURL: m.Url, Title: m.Title, Settings: patch},
+		change: eventsv1.CollectionChange_COLLECTION_CHANGE_CREATED,
+		cmd:    trip.Create{SourceURL: m.Url, Title: m.Title, Settings: patch},
 	}, func(after trip.State) *roadbookv1.CreateTripFromUrlResponse {
 		return &roadbookv1.CreateTripFromUrlResponse{TripId: id.String(), Version: after.Version, Status: statusPB(after),
 			Next: getTripNext(id.String(), 2, "the route is being imported")}
@@ -192,6 +206,7 @@ func (s *tripService) CreateTripFromUpload(ctx context.Context, req *connect.Req
 	id := createID(user, roadbookv1connect.TripServiceCreateTripFromUploadProcedure, key)
 	resp, err := run(ctx, s.core, write{
 		procedure: roadbookv1connect.TripServiceCreateTripFromUploadProcedure, user: user, tripID: id, req: m, key: key,
+		change:   eventsv1.CollectionChange_COLLECTION_CHANGE_CREATED,
 		blobRefs: [][]byte{raw},
 		cmd: trip.Create{Title: m.Title, Settings: patch, Upload: &trip.CreateUpload{
 			Filename: m.Filename, SizeBytes: int64(len(m.Content)), Route: info}},
@@ -219,11 +234,21 @@ func (s *tripService) GetTrip(ctx context.Context, req *connect.Request[roadbook
 	if err != nil {
 		return nil, err
 	}
+	id, err := tripID(req.Msg.TripId)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	v := s.view()
+	if d, ok := s.digests.get(ctx, s.core, user, id, v.today); ok {
+		return connect.NewResponse(&roadbookv1.GetTripResponse{Trip: d}), nil
+	}
 	l, err := s.load(ctx, user, req.Msg.TripId)
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	return connect.NewResponse(&roadbookv1.GetTripResponse{Trip: s.view().digest(l.State, &l.Info)}), nil
+	d := v.digest(l.State, &l.Info)
+	s.digests.put(id, l.StreamVersion, v.today, d)
+	return connect.NewResponse(&roadbookv1.GetTripResponse{Trip: d}), nil
 }
 
 func (s *tripService) GetStage(ctx context.Context, req *connect.Request[roadbookv1.GetStageRequest]) (*connect.Response[roadbookv1.GetStageResponse], error) {
@@ -239,7 +264,7 @@ func (s *tripService) GetStage(ctx context.Context, req *connect.Request[roadboo
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	return connect.NewResponse(&roadbookv1.GetStageResponse{Version: l.State.Version, Stage: stageDetail(st)}), nil
+	return connect.NewResponse(&roadbookv1.GetStageResponse{Version: l.State.Version, Stage: stageDetail(st, l.State.Settings)}), nil
 }
 
 func (s *tripService) GetRouteGeometry(ctx context.Context, req *connect.Request[roadbookv1.GetRouteGeometryRequest]) (*connect.Response[roadbookv1.GetRouteGeometryResponse], error) {
@@ -327,24 +352,6 @@ func (s *tripService) DeleteTrip(ctx context.Context, req *connect.Request[roadb
 	return connect.NewResponse(resp), nil
 }
 
-// deleteTrip records TripDeleted (so watchers and the relay see it), then
-// removes the stream whole, leaving the tombstone; housekeeping collects
-// the route blob no trip references any more.
-func (c *core) deleteTrip(ctx context.Context, user string, id uuid.UUID, m *roadbookv1.DeleteTripRequest, key string) (*roadbookv1.DeleteTripResponse, error) {
-	resp, err := run(ctx, c, write{procedure: roadbookv1connect.TripServiceDeleteTripProcedure, user: user, tripID: id,
-		req: m, key: key, cmd: trip.Delete{Version: m.Version}},
-		func(after trip.State) *roadbookv1.DeleteTripResponse {
-			return &roadbookv1.DeleteTripResponse{Version: after.Version, Deleted: true}
-		})
-	if err != nil {
-		return nil, err
-	}
-	if err := c.cfg.Store.DeleteStream(ctx, tripstore.StreamID(id)); err != nil {
-		return nil, err
-	}
-	return resp, nil
-}
-
 func (s *tripService) DuplicateTrip(ctx context.Context, req *connect.Request[roadbookv1.DuplicateTripRequest]) (*connect.Response[roadbookv1.DuplicateTripResponse], error) {
 	user, err := s.user(ctx)
 	if err != nil {
@@ -367,7 +374,8 @@ func (s *tripService) DuplicateTrip(ctx context.Context, req *connect.Request[ro
 		}
 	}
 	resp, err := run(ctx, s.core, write{procedure: roadbookv1connect.TripServiceDuplicateTripProcedure, user: user, tripID: id,
-		req: m, key: key, blobRefs: refs, cmd: trip.Duplicate{Source: src.State, Title: m.Title}},
+		req: m, key: key, blobRefs: refs, cmd: trip.Duplicate{Source: src.State, Title: m.Title},
+		change: eventsv1.CollectionChange_COLLECTION_CHANGE_DUPLICATED},
 		func(after trip.State) *roadbookv1.DuplicateTripResponse {
 			return &roadbookv1.DuplicateTripResponse{TripId: id.String(), Version: after.Version, SourceTripId: m.TripId}
 		})

@@ -36,6 +36,10 @@ type SummaryData struct {
 	Phase string `json:"phase,omitempty"`
 	// ElevationKnown says whether AscentM means anything.
 	ElevationKnown bool `json:"elevationKnown,omitempty"`
+	// Deleted marks the row of a trip whose TripDeleted is recorded but whose
+	// stream is not removed yet (DeleteStream failed after the append): list
+	// readers skip the row and finish the removal.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // summary is the list row written with every append.
@@ -46,6 +50,7 @@ func summary(s trip.State) *eventstore.Summary {
 		Shared:     s.Share.Active(),
 		Version:    s.Version,
 		Phase:      Phase(s),
+		Deleted:    s.Deleted,
 	}
 	if s.Route != nil {
 		d.DistanceM, d.AscentM = s.Route.DistanceM, s.Route.AscentM

@@ -141,7 +141,12 @@ type ListTripsResponse struct {
 	// Token for the next page; empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	// Whether more trips follow (next_page_token is set).
-	Truncated     bool `protobuf:"varint,3,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	Truncated bool `protobuf:"varint,3,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// The generation of the caller's trip collection: it moves only when the
+	// set of trips changes (a trip created, duplicated or deleted), never when
+	// a trip merely finishes computing. Clients that cache listings (MCP's
+	// list_trips cursors) bind to it and start again when it moves.
+	Generation    int64 `protobuf:"varint,4,opt,name=generation,proto3" json:"generation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -195,6 +200,13 @@ func (x *ListTripsResponse) GetTruncated() bool {
 		return x.Truncated
 	}
 	return false
+}
+
+func (x *ListTripsResponse) GetGeneration() int64 {
+	if x != nil {
+		return x.Generation
+	}
+	return 0
 }
 
 // CreateTripFromUrlRequest names a route link.
@@ -1278,7 +1290,11 @@ type AnalyzeTripRequest struct {
 	TripId string `protobuf:"bytes,1,opt,name=trip_id,json=tripId,proto3" json:"trip_id,omitempty"`
 	// The trip version the request was decided on.
 	Version int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
-	// Only these stages; empty means all.
+	// Deprecated and ignored: an analysis always covers every stage (the
+	// domain's Analyze command and the analysis job have no stage subset).
+	// Kept because the contract is additive-only.
+	//
+	// Deprecated: Marked as deprecated in roadbook/v1/trip_service.proto.
 	StageIndexes []uint32 `protobuf:"varint,3,rep,packed,name=stage_indexes,json=stageIndexes,proto3" json:"stage_indexes,omitempty"`
 	// Replays within 5 minutes with the same key answer the first answer.
 	IdempotencyKey *string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3,oneof" json:"idempotency_key,omitempty"`
@@ -1330,6 +1346,7 @@ func (x *AnalyzeTripRequest) GetVersion() int64 {
 	return 0
 }
 
+// Deprecated: Marked as deprecated in roadbook/v1/trip_service.proto.
 func (x *AnalyzeTripRequest) GetStageIndexes() []uint32 {
 	if x != nil {
 		return x.StageIndexes
@@ -1432,11 +1449,14 @@ const file_roadbook_v1_trip_service_proto_rawDesc = "" +
 	"\x06shared\x18\x06 \x01(\bH\x00R\x06shared\x88\x01\x01\x12e\n" +
 	"\x0fstart_date_from\x18\a \x01(\tB=\xbaH:r826^([0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))?$R\rstartDateFrom\x12a\n" +
 	"\rstart_date_to\x18\b \x01(\tB=\xbaH:r826^([0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))?$R\vstartDateToB\t\n" +
-	"\a_shared\"\x89\x01\n" +
+	"\a_shared\"\xa9\x01\n" +
 	"\x11ListTripsResponse\x12.\n" +
 	"\x05trips\x18\x01 \x03(\v2\x18.roadbook.v1.TripSummaryR\x05trips\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12\x1c\n" +
-	"\ttruncated\x18\x03 \x01(\bR\ttruncated\"\x8c\x03\n" +
+	"\ttruncated\x18\x03 \x01(\bR\ttruncated\x12\x1e\n" +
+	"\n" +
+	"generation\x18\x04 \x01(\x03R\n" +
+	"generation\"\x8c\x03\n" +
 	"\x18CreateTripFromUrlRequest\x12\xb2\x01\n" +
 	"\x03url\x18\x01 \x01(\tB\x9f\x01\xbaH\x9b\x01r\x98\x01\x18\x80\x102\x92\x01^https://(www\\.komoot\\.com/([a-z]{2}-[a-z]{2}/)?(tour|collection)/[0-9]+|www\\.strava\\.com/routes/[0-9]+|ridewithgps\\.com/routes/[0-9]+)([/?#].*)?$R\x03url\x12\x1e\n" +
 	"\x05title\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xff\x01R\x05title\x12:\n" +
@@ -1519,11 +1539,11 @@ const file_roadbook_v1_trip_service_proto_rawDesc = "" +
 	"\x15DuplicateTripResponse\x12\x17\n" +
 	"\atrip_id\x18\x01 \x01(\tR\x06tripId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12$\n" +
-	"\x0esource_trip_id\x18\x03 \x01(\tR\fsourceTripId\"\xed\x01\n" +
+	"\x0esource_trip_id\x18\x03 \x01(\tR\fsourceTripId\"\xef\x01\n" +
 	"\x12AnalyzeTripRequest\x12!\n" +
 	"\atrip_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\x06tripId\x12!\n" +
-	"\aversion\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x01R\aversion\x120\n" +
-	"\rstage_indexes\x18\x03 \x03(\rB\v\xbaH\b\x92\x01\x05\x10\xe8\a\x18\x01R\fstageIndexes\x12K\n" +
+	"\aversion\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x01R\aversion\x122\n" +
+	"\rstage_indexes\x18\x03 \x03(\rB\r\xbaH\b\x92\x01\x05\x10\xe8\a\x18\x01\x18\x01R\fstageIndexes\x12K\n" +
 	"\x0fidempotency_key\x18\x04 \x01(\tB\x1d\xbaH\x1ar\x182\x16^[A-Za-z0-9_-]{8,128}$H\x00R\x0eidempotencyKey\x88\x01\x01B\x12\n" +
 	"\x10_idempotency_key\"\xa8\x01\n" +
 	"\x13AnalyzeTripResponse\x12\x18\n" +

@@ -1,0 +1,83 @@
+package apiserver_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+	"github.com/muktihari/fit/decoder"
+	"github.com/muktihari/fit/profile/filedef"
+	"github.com/muktihari/fit/profile/typedef"
+	"github.com/stretchr/testify/require"
+
+	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+)
+
+func TestExportService(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHarness(t, generousLimits)
+	c := h.as(t, "exporter", nil)
+	d := h.readyTrip(t, c)
+
+	t.Run("a FIT course of the trip decodes with the SDK and follows the route", func(t *testing.T) {
+		t.Parallel()
+		resp, err := c.exports.ExportTrip(ctx, connect.NewRequest(&roadbookv1.ExportTripRequest{TripId: d.TripId, Format: roadbookv1.ExportFormat_EXPORT_FORMAT_FIT}))
+		require.NoError(t, err)
+		f := resp.Msg.File
+		require.Equal(t, "roadbook.fit", f.Filename)
+		require.Equal(t, "application/vnd.ant.fit", f.ContentType)
+		fit, err := decoder.New(bytes.NewReader(f.Content)).Decode()
+		require.NoError(t, err, "header and file CRCs check out")
+		course := filedef.NewCourse(fit.Messages...)
+		require.Equal(t, typedef.FileCourse, course.FileId.Type)
+		require.Equal(t, typedef.SportCycling, course.Course.Sport)
+		require.Greater(t, len(course.Records), 100)
+		first, last := course.Records[0], course.Records[len(course.Records)-1]
+		require.InDelta(t, 59.9, first.PositionLatDegrees(), 0.3, "starts in Oslo")
+		require.InDelta(t, 63.4, last.PositionLatDegrees(), 0.3, "ends in Trondheim")
+		require.InDelta(t, sumStages(d), last.DistanceScaled(), sumStages(d)*0.01)
+	})
+
+	t.Run("a FIT course of one stage covers only that stage", func(t *testing.T) {
+		t.Parallel()
+		resp, err := c.exports.ExportTrip(ctx, connect.NewRequest(&roadbookv1.ExportTripRequest{TripId: d.TripId,
+			Format: roadbookv1.ExportFormat_EXPORT_FORMAT_FIT, StageIndex: new(uint32(1))}))
+		require.NoError(t, err)
+		require.Equal(t, "roadbook-stage-2.fit", resp.Msg.File.Filename)
+		fit, err := decoder.New(bytes.NewReader(resp.Msg.File.Content)).Decode()
+		require.NoError(t, err)
+		course := filedef.NewCourse(fit.Messages...)
+		require.InDelta(t, d.Stages[1].DistanceM, course.Records[len(course.Records)-1].DistanceScaled(), d.Stages[1].DistanceM*0.01)
+	})
+
+	t.Run("the text roadbook has a header, one line per day and the budget", func(t *testing.T) {
+		t.Parallel()
+		resp, err := c.exports.ExportTrip(ctx, connect.NewRequest(&roadbookv1.ExportTripRequest{TripId: d.TripId, Format: roadbookv1.ExportFormat_EXPORT_FORMAT_TEXT}))
+		require.NoError(t, err)
+		require.Equal(t, "text/plain; charset=utf-8", resp.Msg.File.ContentType)
+		lines := strings.Split(strings.TrimSuffix(string(resp.Msg.File.Content), "\n"), "\n")
+		require.Len(t, lines, 4+len(d.Stages)+2, "%q", lines)
+		require.Equal(t, d.Title, lines[0])
+		require.True(t, strings.HasPrefix(lines[1], "Total: "), lines[1])
+		require.Equal(t, "Source: uploaded file", lines[2])
+		require.Empty(t, lines[3])
+		for i, st := range d.Stages {
+			line := lines[4+i]
+			require.True(t, strings.HasPrefix(line, fmt.Sprintf("Day %d: %.1f km", i+1, st.DistanceM/1000)), line)
+		}
+		require.True(t, strings.HasSuffix(lines[4+len(d.Stages)-1], "no accommodation (last day), 24–40 €"), lines[4+len(d.Stages)-1])
+		require.Empty(t, lines[4+len(d.Stages)])
+		require.True(t, strings.HasPrefix(lines[len(lines)-1], "Budget: "), lines[len(lines)-1])
+	})
+
+	t.Run("an export of a trip without stages is a failed precondition", func(t *testing.T) {
+		t.Parallel()
+		created := upload(t, c.trips)
+		_, err := c.exports.ExportTrip(ctx, connect.NewRequest(&roadbookv1.ExportTripRequest{TripId: created.TripId, Format: roadbookv1.ExportFormat_EXPORT_FORMAT_FIT}))
+		require.Equal(t, connect.CodeFailedPrecondition, connect.CodeOf(err))
+	})
+}

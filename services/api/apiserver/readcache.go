@@ -1,0 +1,62 @@
+package apiserver
+
+import (
+	"context"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/roadbook/roadbook/domain/trip"
+	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+)
+
+// digestCache keeps the last GetTrip answer of each trip, keyed by the
+// trip stream's version and the day (the lock depends on today). A read
+// then costs one head query instead of folding every event: a 30-stage
+// trip's StagesComputed alone carries every stage geometry as protojson,
+// and decoding it on every read held GetTrip to a few hundred calls a
+// second (docs/BENCHMARKS.md). Any append moves the stream version, so a
+// stale entry is never served; the head row also carries the owner and the
+// deleted mark, so visibility is checked exactly as tripstore.Load does.
+type digestCache struct {
+	mu      sync.Mutex
+	entries map[uuid.UUID]cachedDigest
+}
+
+type cachedDigest struct {
+	version int64
+	today   trip.Date
+	digest  *roadbookv1.TripDigest
+}
+
+// digestCacheSize bounds the cache; when full it starts over (reads then
+// fold again, which is only slower).
+const digestCacheSize = 4096
+
+// get answers the cached digest of user's trip id when the stream is still
+// at the cached version; ok is false on a miss (the caller folds).
+func (d *digestCache) get(ctx context.Context, c *core, user string, id uuid.UUID, today trip.Date) (*roadbookv1.TripDigest, bool) {
+	d.mu.Lock()
+	e, ok := d.entries[id]
+	d.mu.Unlock()
+	if !ok || e.today != today {
+		return nil, false
+	}
+	info, err := c.cfg.Store.Stream(ctx, tripstore.StreamID(id))
+	if err != nil || info.Owner != user || rowDeleted(info) || info.Version != e.version {
+		return nil, false
+	}
+	return e.digest, true
+}
+
+// put remembers a digest folded at stream version. The message is shared
+// between readers and must never be modified after put.
+func (d *digestCache) put(id uuid.UUID, version int64, today trip.Date, digest *roadbookv1.TripDigest) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.entries == nil || len(d.entries) >= digestCacheSize {
+		d.entries = make(map[uuid.UUID]cachedDigest)
+	}
+	d.entries[id] = cachedDigest{version: version, today: today, digest: digest}
+}

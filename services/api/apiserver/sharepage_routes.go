@@ -1,0 +1,22 @@
+package apiserver
+
+import (
+	"net/http"
+
+	"github.com/roadbook/roadbook/services/api/auth"
+)
+
+// browserRoutes registers what browsers fetch directly rather than through
+// Connect — the share page with its downloads, and the owners' profile SVG —
+// and returns the whole API wrapped in the CORS policy of cfg.CORS, so
+// browser frontends on other origins can call the Connect services.
+func (c *core) browserRoutes(mux *http.ServeMux) (http.Handler, error) {
+	policy, err := newCORS(c.cfg.CORS)
+	if err != nil {
+		return nil, err
+	}
+	mux.HandleFunc("GET /s/{file}", c.serveShare)
+	mux.HandleFunc("GET /s/{code}/stages/{file}", c.serveShareStage)
+	mux.Handle("GET /trips/{id}/profile.svg", c.cfg.Verifier.Middleware(auth.ScopeRead, http.HandlerFunc(c.serveTripProfile)))
+	return policy.wrap(mux), nil
+}

@@ -1,0 +1,70 @@
+package apiserver_test
+
+import (
+	"context"
+	"testing"
+
+	"connectrpc.com/connect"
+	"github.com/stretchr/testify/require"
+
+	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
+)
+
+func TestShareService(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHarness(t, generousLimits)
+
+	t.Run("get share shows the owner the active link and nobody else", func(t *testing.T) {
+		t.Parallel()
+		c := h.as(t, "sharer", nil)
+		d := h.readyTrip(t, c)
+		none, err := c.shares.GetShare(ctx, connect.NewRequest(&roadbookv1.GetShareRequest{TripId: d.TripId}))
+		require.NoError(t, err)
+		require.Nil(t, none.Msg.Share)
+		sh, err := c.shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: d.TripId, Version: d.Version}))
+		require.NoError(t, err)
+		got, err := c.shares.GetShare(ctx, connect.NewRequest(&roadbookv1.GetShareRequest{TripId: d.TripId}))
+		require.NoError(t, err)
+		require.Equal(t, sh.Msg.Share.Code, got.Msg.Share.Code)
+		require.Equal(t, "https://roadbook.test/s/"+sh.Msg.Share.Code, got.Msg.Share.Url)
+		_, err = h.as(t, "snoop", nil).shares.GetShare(ctx, connect.NewRequest(&roadbookv1.GetShareRequest{TripId: d.TripId}))
+		require.Equal(t, connect.CodeNotFound, connect.CodeOf(err))
+	})
+
+	t.Run("the shared route reads without a token, whole or per stage, bounded by max points", func(t *testing.T) {
+		t.Parallel()
+		c := h.as(t, "mapper", nil)
+		d := h.readyTrip(t, c)
+		sh, err := c.shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: d.TripId, Version: d.Version}))
+		require.NoError(t, err)
+		anon := roadbookv1connect.NewPublicShareServiceClient(h.http, h.url)
+		whole, err := anon.GetSharedRoute(ctx, connect.NewRequest(&roadbookv1.GetSharedRouteRequest{Code: sh.Msg.Share.Code, MaxPoints: new(uint32(100))}))
+		require.NoError(t, err)
+		require.LessOrEqual(t, whole.Msg.Geometry.PointCount, uint32(100))
+		require.Greater(t, whole.Msg.Geometry.PointCount, uint32(10))
+		full, err := anon.GetSharedRoute(ctx, connect.NewRequest(&roadbookv1.GetSharedRouteRequest{Code: sh.Msg.Share.Code}))
+		require.NoError(t, err)
+		require.InDelta(t, sumStages(d), full.Msg.Geometry.DistanceM, sumStages(d)*0.01, "the stages joined")
+		require.Greater(t, full.Msg.Geometry.PointCount, whole.Msg.Geometry.PointCount)
+		require.Less(t, whole.Msg.Geometry.DistanceM, full.Msg.Geometry.DistanceM, "a thinned line cuts corners")
+		require.Equal(t, "public, max-age=60", whole.Header().Get("Cache-Control"))
+
+		one, err := anon.GetSharedRoute(ctx, connect.NewRequest(&roadbookv1.GetSharedRouteRequest{Code: sh.Msg.Share.Code, StageIndex: new(uint32(1))}))
+		require.NoError(t, err)
+		require.InDelta(t, d.Stages[1].DistanceM, one.Msg.Geometry.DistanceM, d.Stages[1].DistanceM*0.01)
+		require.NotEmpty(t, one.Msg.Geometry.ElevationsM)
+
+		_, err = anon.GetSharedRoute(ctx, connect.NewRequest(&roadbookv1.GetSharedRouteRequest{Code: "AAAAAAAA"}))
+		require.Equal(t, connect.CodeNotFound, connect.CodeOf(err))
+	})
+}
+
+func sumStages(d *roadbookv1.TripDigest) float64 {
+	var total float64
+	for _, s := range d.Stages {
+		total += s.DistanceM
+	}
+	return total
+}
