@@ -1,46 +1,90 @@
-// Command roadbook is Roadbook's one binary: `roadbook dev` will run the API,
-// the worker and the MCP server in one process on a laptop, and the other
-// subcommands are a CLI over the API. Until those services exist, it says
-// plainly what is built and what is not, instead of pretending to run.
+// Command roadbook is Roadbook's one binary. `roadbook dev` runs the API, the
+// worker and the MCP server in one process on a laptop (embedded NATS and
+// event store); `roadbook api|worker|mcp|migrate` are what the containers run
+// against PostgreSQL and NATS; `roadbook trip …` and `roadbook token` are a
+// CLI over the Connect API, used the way a frontend would use it.
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-// run is main without the process exit, so the command's contract is testable.
-func run(args []string, stdout, stderr io.Writer) int {
+// errUsage marks a command line that is wrong (exit status 2); the message
+// has already named what is wrong.
+var errUsage = errors.New("usage")
+
+// command is one subcommand: its name, a one-line summary for the help, and
+// the function that runs it.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands lists every subcommand in the order the help shows them.
+func commands() []command {
+	return []command{
+		{"dev", "run Roadbook in one process (embedded NATS and event store)", runDev},
+		{"trip", "create, list, show and export trips over the API", runTrip},
+		{"token", "mint a dev token for a user of a dev instance", runToken},
+		{"api", "run the Connect API against PostgreSQL and NATS", runAPI},
+		{"worker", "run the worker (relay, job consumers, geocoding) against PostgreSQL and NATS", runWorker},
+		{"mcp", "run the MCP server against the API", runMCP},
+		{"migrate", "apply the PostgreSQL event store migrations", runMigrate},
+	}
+}
+
+// run is main without the process exit, so the command's contract is
+// testable: 0 on success, 1 on failure, 2 on a wrong command line.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
+		fmt.Fprintln(stderr, usage())
 		return 2
 	}
 	switch args[0] {
-	case "dev":
-		fmt.Fprintln(stdout, devNotBuilt)
-		return 1
 	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, usage)
+		fmt.Fprintln(stdout, usage())
 		return 0
-	default:
-		fmt.Fprintf(stderr, "roadbook: unknown command %q\n\n%s\n", args[0], usage)
-		return 2
 	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, args[1:], stdout, stderr)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			return 2
+		default:
+			fmt.Fprintf(stderr, "roadbook %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "roadbook: unknown command %q\n\n%s\n", args[0], usage())
+	return 2
 }
 
-const usage = `usage: roadbook <command>
-
-commands:
-  dev    run Roadbook in one process (embedded NATS, embedded store)
-  help   show this help`
-
-// devNotBuilt is printed by `roadbook dev` until the one-process mode lands:
-// a newcomer must learn what exists rather than see a fake server start.
-const devNotBuilt = `roadbook dev: the one-process mode is not built yet.
-What exists today: the contracts (proto/), the event store (eventstore/, PostgreSQL and
-embedded SQLite backends) and the domain rules (domain/). Run the tests with: make test`
+// usage is the top-level help.
+func usage() string {
+	s := "usage: roadbook <command> [flags]\n\ncommands:\n"
+	for _, c := range commands() {
+		s += fmt.Sprintf("  %-8s %s\n", c.name, c.summary)
+	}
+	return s + "\nRun `roadbook <command> -h` for a command's flags."
+}

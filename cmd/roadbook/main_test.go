@@ -2,31 +2,88 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestRun(t *testing.T) {
 	t.Parallel()
 
-	t.Run("dev says that one-process mode is not built yet and fails", func(t *testing.T) {
-		t.Parallel()
-		var out, errOut bytes.Buffer
-		if code := run([]string{"dev"}, &out, &errOut); code != 1 {
-			t.Fatalf("exit code = %d, want 1", code)
-		}
-		if !bytes.Contains(out.Bytes(), []byte("not built yet")) {
-			t.Fatalf("output %q does not say what is missing", out.String())
-		}
-	})
-
 	t.Run("an unknown command names itself and exits 2", func(t *testing.T) {
 		t.Parallel()
 		var out, errOut bytes.Buffer
-		if code := run([]string{"fly"}, &out, &errOut); code != 2 {
-			t.Fatalf("exit code = %d, want 2", code)
-		}
-		if !bytes.Contains(errOut.Bytes(), []byte(`"fly"`)) {
-			t.Fatalf("stderr %q does not name the command", errOut.String())
+		require.Equal(t, 2, run(context.Background(), []string{"fly"}, &out, &errOut))
+		require.Contains(t, errOut.String(), `"fly"`)
+	})
+
+	t.Run("help lists every command the Kubernetes manifests run", func(t *testing.T) {
+		t.Parallel()
+		var out, errOut bytes.Buffer
+		require.Equal(t, 0, run(context.Background(), []string{"help"}, &out, &errOut))
+		for _, c := range []string{"dev", "api", "worker", "mcp", "migrate", "trip", "token"} {
+			require.Contains(t, out.String(), "  "+c+" ")
 		}
 	})
+
+	t.Run("dev --no-auth refuses a listener that is not on loopback", func(t *testing.T) {
+		t.Parallel()
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"dev", "--data-dir", t.TempDir(), "--no-auth", "--api-addr", "0.0.0.0:0"}, &out, &errOut)
+		require.Equal(t, 1, code)
+		require.Contains(t, errOut.String(), `"0.0.0.0:0" is not`)
+		require.Empty(t, out.String(), "nothing started, nothing printed")
+	})
+
+	t.Run("trip create wants exactly one source", func(t *testing.T) {
+		t.Parallel()
+		var out, errOut bytes.Buffer
+		require.Equal(t, 2, run(context.Background(), []string{"trip", "create", "--gpx", "a.gpx", "--url", "https://x"}, &out, &errOut))
+		require.Contains(t, errOut.String(), "exactly one of --gpx FILE or --url URL")
+	})
+
+	t.Run("token on a directory that never ran dev says so", func(t *testing.T) {
+		t.Parallel()
+		var out, errOut bytes.Buffer
+		dir := t.TempDir()
+		require.Equal(t, 1, run(context.Background(), []string{"token", "--data-dir", dir, "--user", "bob"}, &out, &errOut))
+		require.Contains(t, errOut.String(), "is not a dev data directory")
+	})
+}
+
+// TestEnvironment sets process environment variables, so it cannot run in
+// parallel with the other tests.
+func TestEnvironment(t *testing.T) {
+	t.Run("a service command without its database URL names the flag and the variable", func(t *testing.T) {
+		t.Setenv("ROADBOOK_DATABASE_URL", "")
+		var out, errOut bytes.Buffer
+		require.Equal(t, 1, run(context.Background(), []string{"migrate"}, &out, &errOut))
+		require.Contains(t, errOut.String(), "--database-url or $ROADBOOK_DATABASE_URL")
+	})
+
+	t.Run("a malformed duration variable is an error naming it", func(t *testing.T) {
+		t.Setenv("ROADBOOK_SHUTDOWN_TIMEOUT", "soon")
+		var out, errOut bytes.Buffer
+		require.Equal(t, 1, run(context.Background(), []string{"worker", "--database-url", "postgres://x"}, &out, &errOut))
+		require.Contains(t, errOut.String(), `ROADBOOK_SHUTDOWN_TIMEOUT="soon"`)
+	})
+
+}
+
+func TestRequireLoopback(t *testing.T) {
+	t.Parallel()
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:8080": true, "[::1]:0": true, "localhost:1": true,
+		":8080": false, "0.0.0.0:8080": false, "192.168.1.2:80": false, "example.com:80": false,
+	} {
+		t.Run(addr+" is judged by its host", func(t *testing.T) {
+			t.Parallel()
+			if ok {
+				require.NoError(t, requireLoopback(addr))
+			} else {
+				require.Error(t, requireLoopback(addr))
+			}
+		})
+	}
 }

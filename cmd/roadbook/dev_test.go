@@ -1,0 +1,110 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// stageRow matches a stage line of the digest: "  3  -   80.0   1353 ...".
+var stageRow = regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+\d+\.\d\s+\d+\s+\d+\s+.+ → .+$`)
+
+func TestDevEndToEnd(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	gpx := filepath.Join("testdata", "long_brouter_oslo-trondheim_fastbike.gpx")
+	devArgs := []string{"dev", "--data-dir", dir, "--api-addr", "127.0.0.1:0", "--mcp-addr", "127.0.0.1:0"}
+
+	outer := t
+	dev := start(t, nil, devArgs...)
+	info := waitDevJSON(t, dev, dir)
+	require.Regexp(t, `^http://127\.0\.0\.1:\d+$`, info.APIURL)
+	require.Regexp(t, `^http://127\.0\.0\.1:\d+/mcp$`, info.MCPURL)
+	require.NotEmpty(t, info.APIToken)
+	require.NotEmpty(t, info.MCPToken)
+	require.Contains(t, dev.stdout.String(), info.APIURL, "the banner prints the Connect URL")
+	require.Contains(t, dev.stdout.String(), `"mcpServers"`, "the banner prints an MCP client configuration")
+
+	var tripID string
+	t.Run("trip create uploads the 627 km route, follows the progress and prints the digest with its stages", func(t *testing.T) {
+		out, errOut, code := cli(t, "trip", "create", "--data-dir", dir, "--gpx", gpx, "--title", "Oslo to Trondheim")
+		require.Equal(t, 0, code, "stderr: %s", errOut)
+		require.Contains(t, errOut, "route done", "the progress bar names the parts")
+		require.Contains(t, errOut, "stages done")
+		require.Contains(t, out, "Oslo to Trondheim")
+		require.Regexp(t, `62\d\.\d km`, out)
+		rows := stageRow.FindAllString(out, -1)
+		require.GreaterOrEqual(t, len(rows), 7, "a 627 km trip at the default 80 km/day has at least 7 stages:\n%s", out)
+		m := regexp.MustCompile(`id ([0-9a-f-]{36})`).FindStringSubmatch(out)
+		require.NotNil(t, m, out)
+		tripID = m[1]
+	})
+	require.NotEmpty(t, tripID)
+
+	t.Run("the trip survives a restart of roadbook dev", func(t *testing.T) {
+		require.Equal(t, 0, dev.stop(t), "SIGTERM stops dev cleanly; stderr: %s", dev.stderr.String())
+		_, err := os.Stat(filepath.Join(dir, devInfoFile))
+		require.ErrorIs(t, err, os.ErrNotExist, "a stopped instance leaves no dev.json behind")
+
+		dev = start(outer, nil, append(devArgs, "--no-auth")...) // lives beyond this subtest
+		info = waitDevJSON(t, dev, dir)
+		out, errOut, code := cli(t, "trip", "list", "--data-dir", dir)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, tripID)
+		require.Contains(t, out, "Oslo to Trondheim")
+	})
+
+	t.Run("trip show draws one elevation sparkline per stage", func(t *testing.T) {
+		out, errOut, code := cli(t, "trip", "show", tripID, "--data-dir", dir)
+		require.Equal(t, 0, code, errOut)
+		_, profiles, ok := strings.Cut(out, "Elevation profiles")
+		require.True(t, ok, out)
+		lines := regexp.MustCompile(`(?m)^\s+\d+\s+[▁▂▃▄▅▆▇█]{20,}\s`).FindAllString(profiles, -1)
+		require.Len(t, lines, len(stageRow.FindAllString(out, -1)))
+		require.Contains(t, profiles, "█", "the highest stage reaches the top of the shared scale")
+	})
+
+	t.Run("trip export writes the text roadbook and a GPX file", func(t *testing.T) {
+		out, errOut, code := cli(t, "trip", "export", tripID, "--data-dir", dir, "--format", "text")
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, "Day 1")
+		file := filepath.Join(t.TempDir(), "trip.gpx")
+		_, errOut, code = cli(t, "trip", "export", tripID, "--data-dir", dir, "--format", "gpx", "-o", file)
+		require.Equal(t, 0, code, errOut)
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		require.Contains(t, string(b), "<gpx")
+	})
+
+	t.Run("a token minted for another user sees none of the dev user's trips", func(t *testing.T) {
+		tok, errOut, code := cli(t, "token", "--data-dir", dir, "--user", "bob")
+		require.Equal(t, 0, code, errOut)
+		tok = strings.TrimSpace(tok)
+		out, errOut, code := cli(t, "trip", "list", "--data-dir", dir, "--token", tok)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, "no trips yet")
+		require.NotContains(t, out, tripID)
+		_, errOut, code = cli(t, "trip", "show", tripID, "--data-dir", dir, "--token", tok)
+		require.Equal(t, 1, code)
+		require.Contains(t, errOut, "not_found")
+	})
+
+	t.Run("with --no-auth a request without a token acts as the dev user", func(t *testing.T) {
+		resp, err := http.Post(info.APIURL+"/roadbook.v1.TripService/ListTrips", "application/json", strings.NewReader("{}"))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		b := new(strings.Builder)
+		_, err = io.Copy(b, resp.Body)
+		require.NoError(t, err)
+		require.Contains(t, b.String(), tripID)
+	})
+
+	require.Equal(t, 0, dev.stop(t), dev.stderr.String())
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// newFlagSet returns a subcommand's flag set. Its errors go to stderr and
+// the caller turns them into errUsage through parseFlags.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("roadbook "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses args; a bad flag has already been reported by the flag
+// package, so it becomes errUsage (exit 2), and -h stays flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return errUsage
+	}
+	return nil
+}
+
+// env returns the environment variable name, or def when it is unset or
+// empty: every flag of the service commands defaults to its ROADBOOK_*
+// variable, so the containers are configured by env and a shell by flags.
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// envDuration is env for a duration; a malformed value is an error naming
+// the variable, not a silent default.
+func envDuration(name string, def time.Duration) (time.Duration, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q is not a positive duration (e.g. 45s, 30m)", name, v)
+	}
+	return d, nil
+}
+
+// envInt is env for a positive integer.
+func envInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	var n int
+	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != v {
+		return 0, fmt.Errorf("%s=%q is not a positive integer", name, v)
+	}
+	return n, nil
+}
+
+// required names the first empty setting, with the flag and the variable
+// that set it.
+func required(settings ...[3]string) error {
+	for _, s := range settings {
+		if s[0] == "" {
+			return fmt.Errorf("%s is required (flag --%s or $%s)", s[2], s[1], s[2])
+		}
+	}
+	return nil
+}

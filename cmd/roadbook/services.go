@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/roadbook/roadbook/eventstore/postgres"
+	"github.com/roadbook/roadbook/services/api/apiserver"
+	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/services/worker/workerserver"
+)
+
+// serviceFlags are the settings every container command shares.
+type serviceFlags struct {
+	addr, logLevel string
+	shutdown       time.Duration
+}
+
+// register adds the shared flags, defaulting to their ROADBOOK_* variables.
+func (s *serviceFlags) register(fs interface {
+	StringVar(p *string, name, value, usage string)
+	DurationVar(p *time.Duration, name string, value time.Duration, usage string)
+}, defAddr string, defShutdown time.Duration) error {
+	fs.StringVar(&s.addr, "http-addr", env("ROADBOOK_HTTP_ADDR", defAddr), "listen address of the service's one port ($ROADBOOK_HTTP_ADDR)")
+	fs.StringVar(&s.logLevel, "log-level", env("ROADBOOK_LOG_LEVEL", "info"), "debug, info, warn or error ($ROADBOOK_LOG_LEVEL)")
+	d, err := envDuration("ROADBOOK_SHUTDOWN_TIMEOUT", defShutdown)
+	fs.DurationVar(&s.shutdown, "shutdown-timeout", d, "how long a SIGTERM drain may take ($ROADBOOK_SHUTDOWN_TIMEOUT)")
+	return err
+}
+
+// connectNATS connects with endless reconnects: a NATS restart must not
+// kill a replica, readiness reports the outage instead.
+func connectNATS(url, name string, log *slog.Logger) (*nats.Conn, error) {
+	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("nats disconnected", slog.Any("error", err)) }),
+		nats.ReconnectHandler(func(*nats.Conn) { log.Info("nats reconnected") }))
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w", redactURL(url), err)
+	}
+	return nc, nil
+}
+
+// runAPI is `roadbook api`: the Connect API on PostgreSQL and NATS.
+func runAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
+	fs := newFlagSet("api", stderr)
+	var sf serviceFlags
+	envErr := sf.register(fs, ":8080", 45*time.Second)
+	dbURL := fs.String("database-url", env("ROADBOOK_DATABASE_URL", ""), "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
+	natsURL := fs.String("nats-url", env("ROADBOOK_NATS_URL", nats.DefaultURL), "NATS URL ($ROADBOOK_NATS_URL)")
+	baseURL := fs.String("public-base-url", env("ROADBOOK_PUBLIC_BASE_URL", ""), "public base URL, for share links ($ROADBOOK_PUBLIC_BASE_URL)")
+	issuer := fs.String("jwt-issuer", env("ROADBOOK_JWT_ISSUER", ""), "the `iss` user tokens must carry ($ROADBOOK_JWT_ISSUER)")
+	jwks := fs.String("jwks-url", env("ROADBOOK_JWKS_URL", ""), "JWKS of the user token issuer ($ROADBOOK_JWKS_URL)")
+	aud := fs.String("api-audience", env("ROADBOOK_API_AUDIENCE", auth.DefaultAudience), "audience API tokens must name ($ROADBOOK_API_AUDIENCE)")
+	svcKey := fs.String("mcp-service-key", env("ROADBOOK_MCP_SERVICE_KEY", ""), "HS256 key of the MCP service's credentials; empty: no service may act for users ($ROADBOOK_MCP_SERVICE_KEY)")
+	svcKeyID := fs.String("mcp-service-key-id", env("ROADBOOK_MCP_SERVICE_KEY_ID", "roadbook-mcp-1"), "kid of the MCP service key ($ROADBOOK_MCP_SERVICE_KEY_ID)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if envErr != nil {
+		return envErr
+	}
+	if err := required([3]string{*dbURL, "database-url", "ROADBOOK_DATABASE_URL"}, [3]string{*jwks, "jwks-url", "ROADBOOK_JWKS_URL"}); err != nil {
+		return err
+	}
+	log, err := newLogger(sf.logLevel, stderr)
+	if err != nil {
+		return err
+	}
+	var svc *auth.Key
+	if *svcKey != "" {
+		k, err := serviceKey(*svcKeyID, *svcKey)
+		if err != nil {
+			return err
+		}
+		svc = &k
+	}
+	verifier, err := apiVerifier(auth.NewJWKS(*jwks, auth.JWKSOptions{}), *issuer, svc, *aud)
+	if err != nil {
+		return err
+	}
+	store, err := postgres.Open(ctx, *dbURL)
+	if err != nil {
+		return fmt.Errorf("open the event store: %w", err)
+	}
+	defer store.Close()
+	nc, err := connectNATS(*natsURL, "roadbook-api", log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: *baseURL,
+		Logger: log, Registry: prometheus.NewRegistry()})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", sf.addr)
+	if err != nil {
+		return err
+	}
+	log.Info("api listening", slog.String("addr", ln.Addr().String()))
+	return serveUntilDone(ctx, log, sf.shutdown, api.Serve, api.Shutdown, ln)
+}
+
+// serveUntilDone serves on ln until ctx ends (SIGTERM), then drains within
+// timeout: the server's own Shutdown turns readiness off first.
+func serveUntilDone(ctx context.Context, log *slog.Logger, timeout time.Duration,
+	serve func(net.Listener) error, shutdown func(context.Context) error, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("draining", slog.Duration("timeout", timeout))
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	err := errors.Join(shutdown(sctx), <-errc)
+	log.Info("stopped", slog.Any("error", err))
+	return err
+}
+
+// runWorker is `roadbook worker`: the relay, the job consumers and the
+// geocoding responder on PostgreSQL and NATS, with /healthz, /readyz and
+// /metrics on its port. SIGTERM drains: readiness off, no new jobs,
+// in-flight jobs finished and acked, exit 0.
+func runWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
+	fs := newFlagSet("worker", stderr)
+	var sf serviceFlags
+	envErr := sf.register(fs, ":9090", 270*time.Second)
+	dbURL := fs.String("database-url", env("ROADBOOK_DATABASE_URL", ""), "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
+	natsURL := fs.String("nats-url", env("ROADBOOK_NATS_URL", nats.DefaultURL), "NATS URL ($ROADBOOK_NATS_URL)")
+	conc, concErr := envInt("ROADBOOK_WORKER_CONCURRENCY", 4)
+	concurrency := fs.Int("concurrency", conc, "jobs in flight per kind in this process ($ROADBOOK_WORKER_CONCURRENCY)")
+	var wf workerFlags
+	wf.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := errors.Join(envErr, concErr); err != nil {
+		return err
+	}
+	if err := required([3]string{*dbURL, "database-url", "ROADBOOK_DATABASE_URL"}); err != nil {
+		return err
+	}
+	log, err := newLogger(sf.logLevel, stderr)
+	if err != nil {
+		return err
+	}
+	store, err := postgres.Open(ctx, *dbURL)
+	if err != nil {
+		return fmt.Errorf("open the event store: %w", err)
+	}
+	defer store.Close()
+	nc, err := connectNATS(*natsURL, "roadbook-worker", log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	reg := prometheus.NewRegistry()
+	cfg := workerserver.Config{Store: store, NATS: nc, Logger: log, Registry: reg, Concurrency: *concurrency,
+		DrainTimeout: sf.shutdown}
+	if err := wf.apply(&cfg); err != nil {
+		return err
+	}
+	w, err := workerserver.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", sf.addr)
+	if err != nil {
+		return err
+	}
+	stop := plainServer(ln, healthHandler(w.Ready, reg))
+	log.Info("worker health listening", slog.String("addr", ln.Addr().String()))
+	runErr := w.Run(ctx) // returns after the drain
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	err = errors.Join(runErr, stop(sctx))
+	log.Info("stopped", slog.Any("error", err))
+	return err
+}
+
+// runMigrate is `roadbook migrate`: the PostgreSQL event store's embedded
+// migrations, idempotent (the Kubernetes Job runs it before a rollout).
+func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("migrate", stderr)
+	dbURL := fs.String("database-url", env("ROADBOOK_DATABASE_URL", ""), "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
+	logLevel := fs.String("log-level", env("ROADBOOK_LOG_LEVEL", "info"), "debug, info, warn or error ($ROADBOOK_LOG_LEVEL)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := required([3]string{*dbURL, "database-url", "ROADBOOK_DATABASE_URL"}); err != nil {
+		return err
+	}
+	log, err := newLogger(*logLevel, stderr)
+	if err != nil {
+		return err
+	}
+	store, err := postgres.Open(ctx, *dbURL)
+	if err != nil {
+		return fmt.Errorf("open the event store: %w", err)
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	log.Info("migrations applied")
+	fmt.Fprintln(stdout, "migrations applied")
+	return nil
+}

@@ -1,0 +1,61 @@
+package tools
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/roadbook/roadbook/services/mcp/internal/canonical"
+)
+
+// idempotencyWindowSeconds is the window a derived key lives in (ADR-080 §3):
+// the same call within it is the same key, so the API answers the replay
+// with the first answer.
+const idempotencyWindowSeconds = 300
+
+// idempotencyKey returns the caller's key when they sent one, else a key
+// derived from (user, tool, RFC 8785 canonical arguments, 5-minute window
+// of the injectable clock): a retry with reordered keys is the same call.
+// Windows are aligned buckets, so a retry straddling a boundary is a new
+// call — the price of needing no store.
+func (c *call) idempotencyKey(explicit *string) (*string, error) {
+	if explicit != nil {
+		return explicit, nil
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(c.args, &args); err != nil {
+		return nil, err
+	}
+	delete(args, "idempotencyKey")
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	canon, err := canonical.JSON(raw)
+	if err != nil {
+		return nil, invalid("", "the arguments cannot be canonicalised: "+bound(err.Error(), 120))
+	}
+	window := c.env.Clock().Unix() / idempotencyWindowSeconds
+	k := canonical.Digest([]byte("roadbook-mcp/idempotency/v1"), []byte(c.caller.UserID), []byte(c.tool.Name), canon, []byte(strconv.FormatInt(window, 10)))
+	return &k, nil
+}
+
+// argDigest is the digest of the call's canonical arguments without the
+// named keys (the confirmation token itself, a caller's idempotency key).
+func (c *call) argDigest(without ...string) (string, error) {
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(c.args, &args); err != nil {
+		return "", err
+	}
+	for _, k := range without {
+		delete(args, k)
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return "", err
+	}
+	canon, err := canonical.JSON(raw)
+	if err != nil {
+		return "", invalid("", "the arguments cannot be canonicalised")
+	}
+	return canonical.Digest(canon), nil
+}

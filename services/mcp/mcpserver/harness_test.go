@@ -1,0 +1,270 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/domain/pacing"
+	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/eventstore/pgtest"
+	"github.com/roadbook/roadbook/eventstore/postgres"
+	"github.com/roadbook/roadbook/services/api/apiserver"
+	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/services/mcp/mcpserver"
+	"github.com/roadbook/roadbook/services/worker/workerserver"
+)
+
+// clock is the injectable clock shared by the API and the MCP service.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// t0 is 10 s into a 5-minute idempotency window.
+var t0 = time.Date(2030, 5, 1, 12, 0, 10, 0, time.UTC)
+
+// harness is a real API (PostgreSQL through pgtest, embedded NATS) and the
+// MCP service in front of it, over HTTP.
+type harness struct {
+	clock    *clock
+	store    eventstore.Store
+	trips    *tripstore.Store
+	mcp      *mcpserver.Server
+	url      string
+	agents   *auth.HS256Issuer
+	resource string
+}
+
+func newHarness(t *testing.T) *harness { return newHarnessWith(t, false) }
+
+// newHarnessWith also runs the real worker (relay, import, stages and
+// analysis consumers) on the same store and NATS when worker is true.
+func newHarnessWith(t *testing.T, worker bool) *harness {
+	t.Helper()
+	ctx := context.Background()
+	store, err := postgres.Open(ctx, pgtest.SchemaURL(t))
+	require.NoError(t, err)
+	require.NoError(t, store.Migrate(ctx))
+	t.Cleanup(store.Close)
+
+	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	require.NoError(t, err)
+	ns.Start()
+	require.True(t, ns.ReadyForConnections(10*time.Second))
+	t.Cleanup(ns.Shutdown)
+	nc, err := nats.Connect(ns.ClientURL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+
+	clk := &clock{now: t0}
+	users, err := auth.NewHS256Issuer("dev", []byte(strings.Repeat("u", 32)), "roadbook-dev")
+	require.NoError(t, err)
+	service, err := auth.NewHS256Issuer("mcp-1", []byte(strings.Repeat("s", 32)), "roadbook-mcp")
+	require.NoError(t, err)
+	apiVerifier, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(users.Key()), Services: auth.NewStaticKeys(service.Key()),
+		TrustedActors: []string{"roadbook-mcp"}})
+	require.NoError(t, err)
+	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: apiVerifier, PublicBaseURL: "https://roadbook.test",
+		Clock: clk.Now, WatchPoll: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	apiHTTP := httptest.NewServer(api.Handler())
+	t.Cleanup(apiHTTP.Close)
+	if worker {
+		w, err := workerserver.New(workerserver.Config{Store: store, NATS: nc, Concurrency: 2, Clock: clk.Now, LeaseTTL: 2 * time.Second,
+			Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, err)
+		wctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- w.Run(wctx) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
+
+	mcpHTTP := httptest.NewUnstartedServer(nil)
+	mcpHTTP.Start()
+	t.Cleanup(mcpHTTP.Close)
+	resource := mcpserver.ResourceURL(mcpHTTP.URL)
+	agents, err := auth.NewHS256Issuer("agents", []byte(strings.Repeat("a", 32)), "https://idp.test")
+	require.NoError(t, err)
+	agentVerifier, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(agents.Key()), Audience: resource})
+	require.NoError(t, err)
+	srv, err := mcpserver.New(mcpserver.Config{
+		APIBaseURL: apiHTTP.URL, HTTPClient: apiHTTP.Client(), ServiceIssuer: service, AgentVerifier: agentVerifier,
+		AuthorizationServers: []string{"https://idp.test"},
+		HMACKeys:             map[string][]byte{"k1": []byte(strings.Repeat("h", 32))},
+		PublicBaseURL:        mcpHTTP.URL, Clock: clk.Now, Logger: slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	mcpHTTP.Config.Handler = srv
+	return &harness{clock: clk, store: store, trips: tripstore.New(store, clk.Now), mcp: srv, url: mcpHTTP.URL, agents: agents, resource: resource}
+}
+
+// token mints an agent token for user with scopes, for this resource.
+func (h *harness) token(t *testing.T, user string, scopes ...auth.Scope) string {
+	t.Helper()
+	if len(scopes) == 0 {
+		scopes = []auth.Scope{auth.ScopeRead, auth.ScopeWrite}
+	}
+	tok, err := h.agents.Mint(auth.Claims{Subject: user, Audience: []string{h.resource}, ExpiresAt: time.Now().Add(time.Hour), Scopes: scopes})
+	require.NoError(t, err)
+	return tok
+}
+
+type bearerTransport struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// session connects an MCP client (protocol 2025-11-25, like today's hosts)
+// as user.
+func (h *harness) session(t *testing.T, user string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "roadbook-test", Version: "1"}, opts)
+	tr := &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", DisableStandaloneSSE: true,
+		HTTPClient: &http.Client{Transport: bearerTransport{token: h.token(t, user), next: http.DefaultTransport}}}
+	s, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// result is a tool result as an agent reads it.
+type result struct {
+	IsError bool
+	Text    string
+	Data    map[string]any
+	Err     map[string]any
+}
+
+// call calls tool with raw JSON arguments (byte for byte as given).
+func call(t *testing.T, s *mcp.ClientSession, tool string, args string) result {
+	t.Helper()
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	require.NoError(t, err, "protocol error from %s", tool)
+	require.Len(t, res.Content, 1)
+	text := res.Content[0].(*mcp.TextContent).Text
+	out := result{IsError: res.IsError, Text: text}
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(text), &v), text)
+	if res.IsError {
+		require.Nil(t, res.StructuredContent, "errors carry no structured content")
+		out.Err, _ = v["error"].(map[string]any)
+		require.NotNil(t, out.Err, text)
+	} else {
+		out.Data = v
+	}
+	return out
+}
+
+// ok calls tool and requires success.
+func ok(t *testing.T, s *mcp.ClientSession, tool, args string) map[string]any {
+	t.Helper()
+	r := call(t, s, tool, args)
+	require.False(t, r.IsError, "%s: %s", tool, r.Text)
+	return r.Data
+}
+
+// fails calls tool and requires an error with code.
+func fails(t *testing.T, s *mcp.ClientSession, tool, args, code string) map[string]any {
+	t.Helper()
+	r := call(t, s, tool, args)
+	require.True(t, r.IsError, "%s unexpectedly succeeded: %s", tool, r.Text)
+	require.Equal(t, code, r.Err["code"], r.Text)
+	return r.Err
+}
+
+func gpxFixture(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/long_brouter_oslo-trondheim_fastbike.gpx")
+	require.NoError(t, err)
+	return string(b)
+}
+
+// args builds a JSON argument object.
+func args(t *testing.T, m map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// recordStages paces the trip's route and records the result exactly as the
+// stages worker does (tripstore, system actor): the API and the store are
+// real, only the worker's trigger is the test.
+func (h *harness) recordStages(t *testing.T, id string) {
+	t.Helper()
+	ctx := context.Background()
+	tid := uuid.MustParse(id)
+	l, err := h.trips.Load(ctx, tripstore.System(), tid)
+	require.NoError(t, err)
+	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
+	require.NoError(t, err)
+	st := l.State.Settings
+	ps := pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
+		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour}
+	if !st.StartDate.IsZero() {
+		ps.StartDate, _ = time.Parse("2006-01-02", st.StartDate.String())
+	}
+	if !st.EndDate.IsZero() {
+		ps.EndDate, _ = time.Parse("2006-01-02", st.EndDate.String())
+	}
+	plan, err := pacing.Plan(pts, ps)
+	require.NoError(t, err)
+	var stages []trip.Stage
+	for _, p := range plan.Stages {
+		stages = append(stages, trip.Stage{RestDay: p.RestDay, Start: p.Start, End: p.End, Geometry: p.Geometry,
+			DistanceM: p.DistanceM, AscentM: p.AscentM, DescentM: p.DescentM, Origin: trip.OriginPaced})
+	}
+	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages}, tripstore.Options{})
+	require.NoError(t, err)
+}
+
+// streams counts user's trip streams in the store.
+func (h *harness) streams(t *testing.T, user string) int {
+	t.Helper()
+	page, err := h.store.ListStreams(context.Background(), eventstore.ListQuery{Owner: user, Limit: 500})
+	require.NoError(t, err)
+	n := 0
+	for _, st := range page.Streams {
+		if strings.HasPrefix(string(st.ID), "trip-") {
+			n++
+		}
+	}
+	return n
+}
+
+// version reads a trip's stream version from the store.
+func (h *harness) version(t *testing.T, id string) int64 {
+	t.Helper()
+	st, err := h.store.Stream(context.Background(), tripstore.StreamID(uuid.MustParse(id)))
+	require.NoError(t, err)
+	return int64(st.Version)
+}

@@ -1,0 +1,164 @@
+package mcpserver_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/services/mcp/internal/tools"
+)
+
+// annotations are MCP.md's table: what each tool's hints must say.
+var annotations = map[string]struct{ readOnly, destructive, idempotent, openWorld bool }{
+	"list_trips":           {readOnly: true, idempotent: true},
+	"get_trip":             {readOnly: true, idempotent: true},
+	"get_stage":            {readOnly: true, idempotent: true},
+	"search_places":        {readOnly: true, idempotent: true, openWorld: true},
+	"create_trip":          {},
+	"update_trip_settings": {destructive: true},
+	"edit_stages":          {destructive: true},
+	"add_waypoint":         {},
+	"choose_accommodation": {},
+	"analyze_trip":         {},
+	"share_trip":           {},
+	"unshare_trip":         {destructive: true},
+	"delete_trip":          {destructive: true},
+}
+
+func TestToolDefinitions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	defs := h.mcp.Tools()
+	var names []string
+	for _, d := range defs {
+		names = append(names, d.Name)
+	}
+	require.ElementsMatch(t, slices.Collect(func(yield func(string) bool) {
+		for k := range annotations {
+			if !yield(k) {
+				return
+			}
+		}
+	}), names, "exactly the thirteen tools of MCP.md")
+
+	for _, d := range defs {
+		t.Run(d.Name+" publishes truthful metadata and a closed schema", func(t *testing.T) {
+			t.Parallel()
+			require.NotEmpty(t, d.Title)
+			require.Greater(t, len(d.Description), 80, "a description written for a model")
+			want := annotations[d.Name]
+			a := d.Annotations
+			require.NotNil(t, a)
+			require.Equal(t, want.readOnly, a.ReadOnlyHint)
+			require.Equal(t, want.idempotent, a.IdempotentHint)
+			require.NotNil(t, a.OpenWorldHint, "openWorldHint is always stated")
+			require.Equal(t, want.openWorld, *a.OpenWorldHint)
+			if !want.readOnly {
+				require.NotNil(t, a.DestructiveHint, "a write states whether it destroys")
+				require.Equal(t, want.destructive, *a.DestructiveHint)
+			}
+			in := d.InputSchema.(*jsonschema.Schema)
+			require.NoError(t, tools.ClosedSchema(in))
+			for name, p := range in.Properties {
+				require.NotEmpty(t, p.Description, "argument %s of %s has no description", name, d.Name)
+			}
+			if !want.readOnly {
+				if k := requiredWriteKey(d.Name); k != "" {
+					require.Contains(t, in.Required, k, "version is required on every write")
+				}
+			}
+			require.NotNil(t, d.OutputSchema, "structured output is declared")
+			for _, banned := range []string{"polyline", "\"content\""} {
+				b, _ := json.Marshal(d.OutputSchema)
+				require.NotContains(t, string(b), banned)
+			}
+		})
+	}
+}
+
+// requiredWriteKey is the argument every write must require: version, except
+// create_trip (nothing to be a version of yet).
+func requiredWriteKey(tool string) string {
+	if tool == "create_trip" {
+		return ""
+	}
+	return "version"
+}
+
+func TestToolSnapshots(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dir := filepath.Join("..", "testdata", "tools")
+	update := os.Getenv("UPDATE_SNAPSHOTS") == "1"
+	if update {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+	}
+	seen := map[string]bool{}
+	for _, d := range h.mcp.Tools() {
+		b, err := json.MarshalIndent(d, "", "  ")
+		require.NoError(t, err)
+		b = append(b, '\n')
+		path := filepath.Join(dir, d.Name+".json")
+		seen[d.Name+".json"] = true
+		if update {
+			require.NoError(t, os.WriteFile(path, b, 0o644))
+			continue
+		}
+		want, err := os.ReadFile(path)
+		require.NoError(t, err, "no snapshot for %s: run UPDATE_SNAPSHOTS=1 go test ./mcpserver/", d.Name)
+		require.Equal(t, string(want), string(b), "tool %s drifted from its snapshot; review and run UPDATE_SNAPSHOTS=1", d.Name)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.True(t, seen[e.Name()], "snapshot %s belongs to no tool", e.Name())
+	}
+}
+
+func TestUndeclaredArguments(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s := h.session(t, "una", nil)
+	created := ok(t, s, "create_trip", args(t, map[string]any{"gpx": gpxFixture(t)}))
+	id := created["tripId"].(string)
+	h.recordStages(t, id)
+	version := h.version(t, id)
+	streams := h.streams(t, "una")
+
+	for _, d := range h.mcp.Tools() {
+		t.Run(d.Name+" refuses an undeclared argument by name and does nothing", func(t *testing.T) {
+			in := d.InputSchema.(*jsonschema.Schema)
+			a := map[string]any{"zzUndeclared": true, "aaAlsoUndeclared": 1}
+			if _, ok := in.Properties["tripId"]; ok {
+				a["tripId"] = id
+			}
+			if _, ok := in.Properties["version"]; ok {
+				a["version"] = 1
+			}
+			if _, ok := in.Properties["gpx"]; ok {
+				a["gpx"] = gpxFixture(t)
+			}
+			e := fails(t, s, d.Name, args(t, a), "invalid_argument")
+			require.Equal(t, "aaAlsoUndeclared", e["field"], "the first undeclared key in sorted order")
+			require.Contains(t, e["message"], `"aaAlsoUndeclared"`)
+		})
+	}
+	t.Run("a nested undeclared key is named with its path", func(t *testing.T) {
+		e := fails(t, s, "update_trip_settings", fmt.Sprintf(`{"tripId":%q,"version":1,"settings":{"maxDistancePerDayKm":90,"speed":3}}`, id), "invalid_argument")
+		require.Equal(t, "settings.speed", e["field"])
+	})
+	t.Run("nothing happened in the store", func(t *testing.T) {
+		require.Equal(t, streams, h.streams(t, "una"))
+		require.Equal(t, version, h.version(t, id))
+		d := ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
+		require.Empty(t, d["shareUrl"])
+		require.False(t, strings.Contains(fmt.Sprint(d["stages"]), "restDay:true"))
+	})
+}

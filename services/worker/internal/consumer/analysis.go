@@ -1,0 +1,278 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/roadbook/roadbook/domain/alert"
+	"github.com/roadbook/roadbook/domain/route"
+	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/services/worker/internal/job"
+)
+
+// Availability words of the event contract.
+const (
+	available     = "available"
+	notConfigured = "not_configured"
+	unavailable   = "unavailable"
+)
+
+// offlineFamilies are the event rule families alert.Evaluate covers.
+var offlineFamilies = []string{"geometry", "daylight", "pacing", "calendar"}
+
+// providerFamily are the families only a data provider can evaluate.
+var providerFamily = map[string]bool{
+	"traffic": true, "surface": true, "resupply": true, "services": true,
+	"crossings": true, "culture": true, "weather": true,
+}
+
+// codeFamily is the event family of each offline alert code.
+var codeFamily = map[alert.Code]string{
+	alert.CodeContinuityGapCritical:      "geometry",
+	alert.CodeContinuityGapWarning:       "geometry",
+	alert.CodeElevationGain:              "geometry",
+	alert.CodeSteepGradient:              "geometry",
+	alert.CodeEbikeRangeExceeded:         "geometry",
+	alert.CodeSunsetArrivalAfterTwilight: "daylight",
+	alert.CodeRestDaySuggested:           "pacing",
+	alert.CodePacingOverCapacity:         "pacing",
+	alert.CodeCalendarSunday:             "calendar",
+	alert.CodeCalendarPublicHoliday:      "calendar",
+	alert.CodeHeadwind:                   "weather",
+	alert.CodeWeatherComfortLow:          "weather",
+}
+
+// analyse runs one requested analysis in parts: the offline rules first
+// (AnalysisPartCompleted), then labels (LabelsResolved), then each data
+// provider, and finally AnalysisCompleted with everything — each part a
+// progress event WatchTrip and get_trip show.
+func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error {
+	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
+	if err != nil {
+		return err
+	}
+	st := l.State
+	a, ok := findAnalysis(st, j.ComputedFor)
+	if !ok || a.Status != trip.ComputationRequested {
+		return nil // unknown, or already terminal: a redelivery
+	}
+	res, err := w.offline(st)
+	if err != nil {
+		return err
+	}
+	results := res.forRefs(st, a.Stages)
+	if err := w.record(ctx, j, "geometry", trip.RecordAnalysis{AnalysisID: a.ID, Stages: results}); err != nil {
+		return err
+	}
+	progress()
+
+	present := presentStages(st, a.Stages)
+	if w.labeler != nil && len(present) > 0 {
+		w.label(ctx, j, present)
+		progress()
+	}
+
+	for f := range providerFamily {
+		res.families[f] = notConfigured
+	}
+	for _, p := range w.providers {
+		pr, err := p.Analyze(ctx, st, present)
+		status := available
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			status = unavailable
+			w.logger.Warn("data provider unavailable", slog.String("trip_id", j.TripID.String()), slog.Any("families", p.Families()), slog.Any("error", err))
+		}
+		for _, f := range p.Families() {
+			res.families[f] = status
+		}
+		if err == nil {
+			for h, as := range pr.StageAlerts {
+				res.byHash[h] = append(res.byHash[h], as...)
+			}
+			res.trip = append(res.trip, pr.TripAlerts...)
+		}
+		progress()
+	}
+	final := trip.RecordAnalysis{AnalysisID: a.ID, Stages: res.forRefs(st, a.Stages), TripAlerts: res.trip, Final: true}
+	return w.record(ctx, j, "final", final)
+}
+
+// record appends one analysis step; a duplicate derived id means an earlier
+// delivery recorded this step already, so the work moves on to the next.
+func (w *Workers) record(ctx context.Context, j job.Job, step string, c trip.RecordAnalysis) error {
+	_, err := w.trips.Execute(ctx, tripstore.System(), j.TripID, c, options(j, "analysis:"+step, c.AnalysisID))
+	if isDuplicate(err) && !c.Final {
+		return nil
+	}
+	return err
+}
+
+// label asks the labeler and records what it answered. Labels are best
+// effort: a geocoder that is down leaves the stages unlabelled (they fill
+// in on a later analysis) and never fails the analysis.
+func (w *Workers) label(ctx context.Context, j job.Job, stages []trip.Stage) {
+	labels, err := w.labeler.Labels(ctx, stages)
+	if err != nil || len(labels) == 0 {
+		if err != nil {
+			w.logger.Warn("labels unavailable", slog.String("trip_id", j.TripID.String()), slog.Any("error", err))
+		}
+		return
+	}
+	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, trip.RecordLabels{Labels: labels, Geocoder: w.labeler.Name()}, options(j, "labels", j.ComputedFor))
+	if err != nil && !isDuplicate(err) {
+		w.logger.Warn("recording labels failed", slog.String("trip_id", j.TripID.String()), slog.Any("error", err))
+	}
+}
+
+// offlineResult is what the offline rules found, by stage content.
+type offlineResult struct {
+	byHash   map[string][]trip.Alert
+	trip     []trip.Alert
+	families map[string]string
+}
+
+// offline runs alert.Evaluate over every current stage (the rules look at
+// neighbours: continuity, rest-day rhythm). When no time zone can be found
+// for a dated stage, the date rules are reported unavailable and the rest
+// still run.
+func (w *Workers) offline(st trip.State) (offlineResult, error) {
+	res := offlineResult{byHash: map[string][]trip.Alert{}, families: map[string]string{}}
+	for _, f := range offlineFamilies {
+		res.families[f] = available
+	}
+	stages, dated := alertStages(st.Stages)
+	set := alert.Settings{AverageSpeedKmh: st.Settings.AverageSpeedKmH, DepartureHour: st.Settings.DepartureHour, EbikeMode: st.Settings.EbikeMode}
+	var zones alert.ZoneFinder
+	var zerr error
+	if dated {
+		zones, zerr = w.zoneFinder()
+	}
+	var alerts []alert.Alert
+	var err error
+	if zerr == nil {
+		alerts, err = alert.Evaluate(stages, set, zones)
+	}
+	if zerr != nil || errors.Is(err, alert.ErrNoZone) {
+		for i := range stages {
+			stages[i].Date = time.Time{}
+		}
+		res.families["daylight"], res.families["calendar"] = unavailable, unavailable
+		alerts, err = alert.Evaluate(stages, set, nil)
+	}
+	if err != nil {
+		if errors.Is(err, alert.ErrInvalidInput) {
+			return res, Permanent(err)
+		}
+		return res, err
+	}
+	for _, a := range alerts {
+		ta := tripAlert(a)
+		if a.StageIndex == alert.TripWide || a.StageIndex < 0 || a.StageIndex >= len(st.Stages) {
+			res.trip = append(res.trip, ta)
+			continue
+		}
+		h := st.Stages[a.StageIndex].ContentHash
+		res.byHash[h] = append(res.byHash[h], ta)
+	}
+	if st.OverCapacityDays > 0 {
+		res.trip = append(res.trip, trip.Alert{
+			Code: string(alert.CodePacingOverCapacity), Severity: string(alert.SeverityCritical), Family: "pacing",
+			Message: fmt.Sprintf("the dates leave too few days for the daily cap: %d more riding days are needed", st.OverCapacityDays),
+			Metrics: map[string]float64{"extraDaysNeeded": float64(st.OverCapacityDays)},
+		})
+	}
+	return res, nil
+}
+
+// forRefs builds the per-stage results of the requested refs: alerts and
+// families for stages the trip still has, and an empty result for content it
+// no longer has (Decide records those as superseded).
+func (r offlineResult) forRefs(st trip.State, refs []trip.StageRef) []trip.StageAnalysis {
+	out := make([]trip.StageAnalysis, 0, len(refs))
+	for _, ref := range refs {
+		sa := trip.StageAnalysis{Stage: ref}
+		if i := slices.IndexFunc(st.Stages, func(s trip.Stage) bool { return s.ContentHash == ref.ContentHash }); i >= 0 {
+			sa.Stage.Index = i
+			sa.Alerts = slices.Clone(r.byHash[ref.ContentHash])
+			sa.Families = make(map[string]string, len(r.families))
+			for f, v := range r.families {
+				sa.Families[f] = v
+			}
+		}
+		out = append(out, sa)
+	}
+	return out
+}
+
+// presentStages are the requested stages the trip still has.
+func presentStages(st trip.State, refs []trip.StageRef) []trip.Stage {
+	var out []trip.Stage
+	for _, s := range st.Stages {
+		if slices.ContainsFunc(refs, func(r trip.StageRef) bool { return r.ContentHash == s.ContentHash }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func findAnalysis(st trip.State, id string) (trip.Analysis, bool) {
+	for _, a := range st.Analyses {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return trip.Analysis{}, false
+}
+
+// alertStages maps the trip's stages to the rule engine's view.
+func alertStages(in []trip.Stage) ([]alert.Stage, bool) {
+	out := make([]alert.Stage, len(in))
+	dated := false
+	for i, s := range in {
+		out[i] = alert.Stage{
+			Index: i, Date: dateTime(s.Date), Start: s.Start, End: s.End,
+			DistanceM: s.DistanceM, AscentM: s.AscentM, DescentM: s.DescentM,
+			RestDay: s.RestDay, Points: s.Geometry,
+		}
+		dated = dated || !s.Date.IsZero()
+	}
+	return out, dated
+}
+
+// tripAlert maps a rule engine alert to the trip's.
+func tripAlert(a alert.Alert) trip.Alert {
+	t := trip.Alert{Code: string(a.Code), Severity: string(a.Severity), Message: a.Message, Family: codeFamily[a.Code]}
+	if a.HasPoint {
+		t.Location = &route.Point{Lat: a.Lat, Lon: a.Lon}
+	}
+	if a.Value != 0 {
+		t.Metrics = map[string]float64{"value": a.Value}
+	}
+	if act := a.Action; act != nil {
+		switch act.Kind {
+		case alert.ActionSplitStage:
+			t.Action = &trip.AlertAction{Kind: "split_stage", AtDistanceM: act.AtKm * 1000}
+		case alert.ActionSetDepartureHour:
+			t.Action = &trip.AlertAction{Kind: "set_departure_hour", DepartureHour: act.DepartureHour}
+		case alert.ActionInsertRestDay:
+			t.Action = &trip.AlertAction{Kind: "add_rest_day", AfterIndex: max(a.StageIndex, 0)}
+		}
+	}
+	return t
+}
+
+// analysisFailed records AnalysisFailed.
+func (w *Workers) analysisFailed(ctx context.Context, j job.Job, cause error, retryable bool) error {
+	_, err := w.trips.Execute(ctx, tripstore.System(), j.TripID,
+		trip.RecordAnalysisFailed{AnalysisID: j.ComputedFor, Reason: cause.Error(), Retryable: retryable},
+		options(j, "analysis-failed", j.ComputedFor))
+	return err
+}

@@ -1,0 +1,119 @@
+package job
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Kind names one kind of work; it is the second token of the job subject.
+type Kind string
+
+// The kinds of work (wire convention: jobs.<kind>.<tripID>).
+const (
+	// KindImport fetches a URL-sourced route and records RouteImported.
+	KindImport Kind = "import"
+	// KindStages paces the trip's route into stages.
+	KindStages Kind = "stages"
+	// KindAnalysis evaluates the alert rules of the requested stages.
+	KindAnalysis Kind = "analysis"
+)
+
+// Kinds lists every kind, in pipeline order.
+func Kinds() []Kind { return []Kind{KindImport, KindStages, KindAnalysis} }
+
+// Valid reports whether k is one of Kinds.
+func (k Kind) Valid() bool {
+	switch k {
+	case KindImport, KindStages, KindAnalysis:
+		return true
+	}
+	return false
+}
+
+// Subject prefixes of the two JetStream streams.
+const (
+	// SubjectPrefix is the JOBS stream's subject root.
+	SubjectPrefix = "jobs"
+	// EventSubjectPrefix is the EVENTS stream's subject root for trips.
+	EventSubjectPrefix = "events.trip"
+)
+
+// Subject is the JOBS subject of a kind of work on a trip.
+func Subject(k Kind, tripID uuid.UUID) string {
+	return SubjectPrefix + "." + string(k) + "." + tripID.String()
+}
+
+// FilterSubject selects every job of a kind (one durable consumer per kind:
+// work-queue streams refuse overlapping consumers).
+func FilterSubject(k Kind) string {
+	return SubjectPrefix + "." + string(k) + ".>"
+}
+
+// EventSubject is the EVENTS subject of one trip event: the short name is
+// the last element of the payload's full proto name.
+func EventSubject(tripID uuid.UUID, fullType string) string {
+	short := fullType
+	if i := strings.LastIndexByte(fullType, '.'); i >= 0 {
+		short = fullType[i+1:]
+	}
+	return EventSubjectPrefix + "." + tripID.String() + "." + short
+}
+
+// MsgID is the Nats-Msg-Id of the job requested by an event: JetStream drops
+// a second publish with the same id inside the stream's Duplicates window, so
+// a relay that dies between publish and cursor save enqueues nothing twice.
+func MsgID(k Kind, requestEventID uuid.UUID) string {
+	return string(k) + ":" + requestEventID.String()
+}
+
+// Job is the payload of a job message (wire convention:
+// {"tripId","kind","requestEventId","computedFor"}). It names what to do,
+// never the data to do it with: the worker reads the trip's current state,
+// so a job delayed behind an edit computes for what the trip is now and the
+// trip records a result for vanished content as superseded.
+type Job struct {
+	TripID         uuid.UUID `json:"tripId"`
+	Kind           Kind      `json:"kind"`
+	RequestEventID uuid.UUID `json:"requestEventId"`
+	// ComputedFor says what the work is for: the analysis id for analysis
+	// jobs, the pacing settings hash for a settings change, the route hash
+	// for an imported route, the source URL for an import.
+	ComputedFor string `json:"computedFor,omitempty"`
+}
+
+// ErrInvalidJob is matched by every refusal of a malformed job message.
+var ErrInvalidJob = errors.New("job: invalid job message")
+
+// Encode renders the job as its JSON payload.
+func (j Job) Encode() ([]byte, error) {
+	if err := j.Validate(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(j)
+}
+
+// Validate names the first thing wrong with a job.
+func (j Job) Validate() error {
+	switch {
+	case j.TripID == uuid.Nil:
+		return fmt.Errorf("%w: tripId is missing", ErrInvalidJob)
+	case !j.Kind.Valid():
+		return fmt.Errorf("%w: kind %q is not one of import, stages, analysis", ErrInvalidJob, j.Kind)
+	case j.RequestEventID == uuid.Nil:
+		return fmt.Errorf("%w: requestEventId is missing", ErrInvalidJob)
+	}
+	return nil
+}
+
+// Decode parses and validates a job payload.
+func Decode(data []byte) (Job, error) {
+	var j Job
+	if err := json.Unmarshal(data, &j); err != nil {
+		return Job{}, fmt.Errorf("%w: %v", ErrInvalidJob, err)
+	}
+	return j, j.Validate()
+}

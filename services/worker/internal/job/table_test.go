@@ -1,0 +1,74 @@
+package job
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/roadbook/roadbook/eventstore"
+	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
+)
+
+func TestFor(t *testing.T) {
+	t.Parallel()
+	trip := uuid.MustParse("3f2504e0-4f89-11d3-9a0c-0305e82c3301")
+	hash := "ab"
+	for len(hash) < 64 {
+		hash += "ab"
+	}
+	cases := []struct {
+		name    string
+		stream  string
+		payload proto.Message
+		kind    Kind
+		ok      bool
+	}{
+		{"a trip created from a URL is imported", "trip-" + trip.String(), &eventsv1.TripCreated{Source: &eventsv1.TripCreated_Url{Url: &eventsv1.RouteSource{Url: "https://www.komoot.com/tour/1"}}}, KindImport, true},
+		{"a trip created from an upload needs no import", "trip-" + trip.String(), &eventsv1.TripCreated{Source: &eventsv1.TripCreated_Upload{Upload: &eventsv1.UploadSource{RouteHash: hash}}}, "", false},
+		{"an imported route is paced", "trip-" + trip.String(), &eventsv1.RouteImported{RouteHash: hash}, KindStages, true},
+		{"a settings change may re-pace", "trip-" + trip.String(), &eventsv1.TripSettingsUpdated{PacingSettingsHash: hash}, KindStages, true},
+		{"a copy without stages is paced", "trip-" + trip.String(), &eventsv1.TripDuplicated{Route: &eventsv1.RouteImported{RouteHash: hash}}, KindStages, true},
+		{"a copy with stages needs nothing", "trip-" + trip.String(), &eventsv1.TripDuplicated{Route: &eventsv1.RouteImported{RouteHash: hash}, Stages: &eventsv1.StagesComputed{}}, "", false},
+		{"an analysis request is analysed", "trip-" + trip.String(), &eventsv1.AnalysisRequested{AnalysisId: trip.String()}, KindAnalysis, true},
+		{"computed stages map to nothing (Decide requests the analysis)", "trip-" + trip.String(), &eventsv1.StagesComputed{}, "", false},
+		{"another aggregate's stream maps to nothing", "other-1", &eventsv1.RouteImported{RouteHash: hash}, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ev := eventstore.RecordedEvent{StreamID: eventstore.StreamID(c.stream), ID: uuid.New(), Payload: c.payload}
+			j, ok := For(ev)
+			require.Equal(t, c.ok, ok)
+			if !ok {
+				return
+			}
+			require.Equal(t, c.kind, j.Kind)
+			require.Equal(t, trip, j.TripID)
+			require.Equal(t, ev.ID, j.RequestEventID)
+			data, err := j.Encode()
+			require.NoError(t, err)
+			back, err := Decode(data)
+			require.NoError(t, err)
+			require.Equal(t, j, back)
+		})
+	}
+
+	t.Run("a malformed job is refused naming the field", func(t *testing.T) {
+		t.Parallel()
+		_, err := Decode([]byte(`{"tripId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","kind":"paint"}`))
+		require.ErrorIs(t, err, ErrInvalidJob)
+		require.ErrorContains(t, err, "kind")
+		_, err = Decode([]byte(`not json`))
+		require.ErrorIs(t, err, ErrInvalidJob)
+	})
+
+	t.Run("subjects and message ids follow the wire convention", func(t *testing.T) {
+		t.Parallel()
+		req := uuid.MustParse("00000000-0000-0000-0000-000000000001")
+		require.Equal(t, "jobs.stages."+trip.String(), Subject(KindStages, trip))
+		require.Equal(t, "stages:"+req.String(), MsgID(KindStages, req))
+		require.Equal(t, "events.trip."+trip.String()+".StagesComputed", EventSubject(trip, "roadbook.events.v1.StagesComputed"))
+	})
+}

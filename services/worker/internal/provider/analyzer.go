@@ -1,0 +1,144 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/roadbook/roadbook/domain/alert"
+	"github.com/roadbook/roadbook/domain/route"
+)
+
+// Accommodation search radii of DOMAIN §6: 5 km around the stage end, then
+// a re-scan up to 15 km when nothing was found.
+const (
+	AccommodationRadiusM       = 5000.0
+	AccommodationRescanRadiusM = 15000.0
+)
+
+// Stage is what the analyzer needs of one stage.
+type Stage struct {
+	// Index is the stage's 0-based position.
+	Index int
+	// Date is the civil date ridden; zero when the trip has no dates (the
+	// weather rules then have nothing to forecast).
+	Date time.Time
+	// Start and End are the stage's endpoints.
+	Start, End route.Point
+	// Points is the stage geometry (for resupply and water gaps).
+	Points []route.Point
+	// RestDay marks a 0 km rest day (skipped).
+	RestDay bool
+}
+
+// Result is what the data providers found, with the availability of each
+// family they cover — evaluated, or unavailable with a reason; never silent.
+type Result struct {
+	// Alerts are the OSM gap alerts and the weather alerts (comfort per
+	// stage, headwind trip-wide).
+	Alerts []alert.Alert
+	// Accommodations are the shortlists (≤ 5) per stage index.
+	Accommodations map[int][]alert.Accommodation
+	// Availability has one entry for alert.FamilyOSM and one for
+	// alert.FamilyWeather.
+	Availability []alert.Availability
+}
+
+// Analyzer evaluates the provider-backed rule families. A nil provider is
+// "not configured": its family is unavailable with that reason.
+type Analyzer struct {
+	// Overpass serves accommodations and POIs (FamilyOSM); nil = off.
+	Overpass *Overpass
+	// Weather serves forecasts (FamilyWeather); nil = off.
+	Weather *OpenMeteo
+	// Enabled are the accommodation types the trip wants (nil = all).
+	Enabled []alert.AccommodationType
+}
+
+// Analyze runs both families over the stages. A provider failure marks its
+// family unavailable (and drops that family's partial findings); only the
+// caller's context ending is returned as an error.
+func (a *Analyzer) Analyze(ctx context.Context, stages []Stage) (Result, error) {
+	res := Result{Accommodations: map[int][]alert.Accommodation{}}
+	osmAlerts, accs, osmAvail := a.osm(ctx, stages)
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	wAlerts, wAvail := a.weather(ctx, stages)
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	res.Alerts = append(osmAlerts, wAlerts...)
+	if accs != nil {
+		res.Accommodations = accs
+	}
+	res.Availability = []alert.Availability{osmAvail, wAvail}
+	return res, nil
+}
+
+func (a *Analyzer) osm(ctx context.Context, stages []Stage) ([]alert.Alert, map[int][]alert.Accommodation, alert.Availability) {
+	if a.Overpass == nil {
+		return nil, nil, alert.Unavailable(alert.FamilyOSM, "OSM data provider not configured")
+	}
+	var alerts []alert.Alert
+	accs := map[int][]alert.Accommodation{}
+	for _, s := range stages {
+		if s.RestDay {
+			continue
+		}
+		cands, err := a.Overpass.Accommodations(ctx, s.End, AccommodationRadiusM)
+		if err == nil && len(cands) == 0 {
+			cands, err = a.Overpass.Accommodations(ctx, s.End, AccommodationRescanRadiusM)
+		}
+		if err != nil {
+			return nil, nil, alert.Unavailable(alert.FamilyOSM, unavailableReason("overpass", err))
+		}
+		var month time.Month
+		if !s.Date.IsZero() {
+			month = s.Date.Month()
+		}
+		accs[s.Index] = alert.Shortlist(cands, a.Enabled, month)
+
+		line, at := sample(s.Points, sampleSpacingM)
+		if len(line) < 2 {
+			continue
+		}
+		pois, err := a.Overpass.POIsAlong(ctx, line, POIRadiusM)
+		if err != nil {
+			return nil, nil, alert.Unavailable(alert.FamilyOSM, unavailableReason("overpass", err))
+		}
+		alerts = append(alerts, gapAlerts(s.Index, line, at, pois)...)
+	}
+	return alerts, accs, alert.Evaluated(alert.FamilyOSM)
+}
+
+func (a *Analyzer) weather(ctx context.Context, stages []Stage) ([]alert.Alert, alert.Availability) {
+	if a.Weather == nil {
+		return nil, alert.Unavailable(alert.FamilyWeather, "weather provider not configured")
+	}
+	var sw []alert.StageWeather
+	dated := 0
+	for _, s := range stages {
+		if s.RestDay || s.Date.IsZero() {
+			continue
+		}
+		dated++
+		w, ok, err := a.Weather.Daily(ctx, s.End, s.Date)
+		if err != nil {
+			return nil, alert.Unavailable(alert.FamilyWeather, unavailableReason("open-meteo", err))
+		}
+		if ok {
+			sw = append(sw, alert.StageWeather{Index: s.Index, Start: s.Start, End: s.End, Weather: w})
+		}
+	}
+	switch {
+	case dated == 0:
+		return nil, alert.Unavailable(alert.FamilyWeather, "the trip has no dates to forecast")
+	case len(sw) == 0:
+		return nil, alert.Unavailable(alert.FamilyWeather, "no forecast yet for the stage dates")
+	}
+	alerts := alert.ComfortAlerts(sw)
+	if h, ok := alert.HeadwindAlert(sw); ok {
+		alerts = append(alerts, h)
+	}
+	return alerts, alert.Evaluated(alert.FamilyWeather)
+}

@@ -1,0 +1,215 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/services/worker/internal/stream"
+)
+
+// DefaultReader is the reconciler's cursor: the low watermark of the
+// requests it still watches, so a restart re-reads them.
+const DefaultReader = "reconciler"
+
+// Config shapes a reconciler.
+type Config struct {
+	Trips *tripstore.Store
+	JS    jetstream.JetStream
+	// Deadline is how long a request may stay without a terminal event
+	// before its job is published again (default 2 min: above AckWait ×
+	// the first retries).
+	Deadline time.Duration
+	// Interval between passes (default 30 s).
+	Interval time.Duration
+	Reader   string
+	Clock    func() time.Time
+	Logger   *slog.Logger
+}
+
+// Reconciler watches requests and re-enqueues the stuck ones.
+type Reconciler struct {
+	cfg     Config
+	loaded  bool
+	cursor  eventstore.Cursor
+	watched map[uuid.UUID]*item
+	seq     int64
+}
+
+type item struct {
+	job      job.Job
+	at       time.Time
+	before   eventstore.Cursor // feed position just before the request
+	seq      int64             // feed order, for the watermark
+	requeued time.Time
+}
+
+// New validates cfg.
+func New(cfg Config) (*Reconciler, error) {
+	if cfg.Trips == nil || cfg.JS == nil {
+		return nil, errors.New("reconcile: Config.Trips and Config.JS are required")
+	}
+	if cfg.Deadline <= 0 {
+		cfg.Deadline = 2 * time.Minute
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = 30 * time.Second
+	}
+	if cfg.Reader == "" {
+		cfg.Reader = DefaultReader
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Reconciler{cfg: cfg, watched: map[uuid.UUID]*item{}}, nil
+}
+
+// Run passes every Interval until ctx ends.
+func (r *Reconciler) Run(ctx context.Context) error {
+	t := time.NewTicker(r.cfg.Interval)
+	defer t.Stop()
+	for {
+		if _, err := r.Pass(ctx); err != nil && ctx.Err() == nil {
+			r.cfg.Logger.Warn("reconcile pass failed", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Pass reads the feed since the last pass, re-enqueues every watched request
+// older than the deadline that the trip still waits for, forgets the ones
+// that reached a terminal event, and saves the watermark. It returns the
+// number of jobs re-enqueued.
+func (r *Reconciler) Pass(ctx context.Context) (int, error) {
+	es := r.cfg.Trips.Events()
+	if !r.loaded {
+		c, err := es.LoadCursor(ctx, r.cfg.Reader)
+		if err != nil {
+			return 0, fmt.Errorf("reconcile: load cursor: %w", err)
+		}
+		r.cursor, r.loaded = c, true
+	}
+	for {
+		batch, next, err := es.ReadFeed(ctx, r.cursor, 1000)
+		if err != nil {
+			return 0, fmt.Errorf("reconcile: read feed: %w", err)
+		}
+		for _, ev := range batch {
+			if j, ok := job.For(ev); ok {
+				r.seq++
+				r.watched[ev.ID] = &item{job: j, at: ev.RecordedAt, before: r.cursor, seq: r.seq}
+			}
+		}
+		r.cursor = next
+		if len(batch) < 1000 {
+			break
+		}
+	}
+	now := r.cfg.Clock()
+	requeued := 0
+	for id, it := range r.watched {
+		if now.Sub(it.at) < r.cfg.Deadline || now.Sub(it.requeued) < r.cfg.Deadline {
+			continue
+		}
+		waiting, err := r.waiting(ctx, it.job)
+		if err != nil {
+			return requeued, err
+		}
+		if !waiting {
+			delete(r.watched, id)
+			continue
+		}
+		if err := r.publish(ctx, it.job, now); err != nil {
+			return requeued, err
+		}
+		it.requeued = now
+		requeued++
+		r.cfg.Logger.Info("re-enqueued a stuck job", slog.String("kind", string(it.job.Kind)),
+			slog.String("trip_id", it.job.TripID.String()), slog.String("correlation_id", it.job.RequestEventID.String()))
+	}
+	if err := es.SaveCursor(ctx, r.cfg.Reader, r.watermark()); err != nil {
+		return requeued, fmt.Errorf("reconcile: save cursor: %w", err)
+	}
+	return requeued, nil
+}
+
+// Watched is the number of requests still watched.
+func (r *Reconciler) Watched() int { return len(r.watched) }
+
+// watermark is the position before the oldest watched request, or the
+// feed head when nothing is watched.
+func (r *Reconciler) watermark() eventstore.Cursor {
+	items := make([]*item, 0, len(r.watched))
+	for _, it := range r.watched {
+		items = append(items, it)
+	}
+	if len(items) == 0 {
+		return r.cursor
+	}
+	sort.Slice(items, func(a, b int) bool { return items[a].seq < items[b].seq })
+	return items[0].before
+}
+
+// waiting asks the folded trip whether the job's computation is still
+// requested (no terminal event yet).
+func (r *Reconciler) waiting(ctx context.Context, j job.Job) (bool, error) {
+	l, err := r.cfg.Trips.Load(ctx, tripstore.System(), j.TripID)
+	if errors.Is(err, trip.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return Waiting(l.State, j), nil
+}
+
+// Waiting reports whether the trip still waits for the job's computation.
+func Waiting(st trip.State, j job.Job) bool {
+	switch j.Kind {
+	case job.KindImport:
+		return st.RouteImport.Status == trip.ComputationRequested
+	case job.KindStages:
+		return st.StagesProgress.Status == trip.ComputationRequested
+	case job.KindAnalysis:
+		for _, a := range st.Analyses {
+			if a.ID == j.ComputedFor {
+				return a.Status == trip.ComputationRequested
+			}
+		}
+	}
+	return false
+}
+
+// publish enqueues the job again under a fresh message id (the original id
+// may still be inside the dedup window).
+func (r *Reconciler) publish(ctx context.Context, j job.Job, now time.Time) error {
+	data, err := j.Encode()
+	if err != nil {
+		return err
+	}
+	msg := &nats.Msg{Subject: job.Subject(j.Kind, j.TripID), Data: data, Header: nats.Header{}}
+	msg.Header.Set(nats.MsgIdHdr, job.MsgID(j.Kind, j.RequestEventID)+":reconcile:"+strconv.FormatInt(now.UnixNano(), 10))
+	if _, err := r.cfg.JS.PublishMsg(ctx, msg, jetstream.WithExpectStream(stream.Jobs)); err != nil {
+		return fmt.Errorf("reconcile: publish %s: %w", msg.Subject, err)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package reconcile_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore/pgtest"
+	"github.com/roadbook/roadbook/eventstore/postgres"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
+	"github.com/roadbook/roadbook/services/worker/internal/reconcile"
+	"github.com/roadbook/roadbook/services/worker/internal/stream"
+)
+
+func TestReconciler(t *testing.T) {
+	t.Parallel()
+	t.Run("a request without a terminal event is re-enqueued after the deadline, and forgotten once it ends", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		es, err := postgres.Open(ctx, pgtest.SchemaURL(t))
+		require.NoError(t, err)
+		t.Cleanup(es.Close)
+		n, err := pipelinetest.StartNATS(t.TempDir(), -1)
+		require.NoError(t, err)
+		t.Cleanup(n.Stop)
+		nc, err := pipelinetest.Connect(n.URL())
+		require.NoError(t, err)
+		t.Cleanup(nc.Close)
+		js, err := jetstream.New(nc)
+		require.NoError(t, err)
+		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
+
+		trips := tripstore.New(es, nil)
+		up, err := pipelinetest.Store(ctx, trips, "line.gpx", 100, "line", pipelinetest.Line(60, 10, 60.5, 10, 50), true)
+		require.NoError(t, err)
+		id, err := pipelinetest.CreateTrip(ctx, trips, "rider", up, trip.SettingsPatch{})
+		require.NoError(t, err)
+
+		now := time.Now()
+		r, err := reconcile.New(reconcile.Config{Trips: trips, JS: js, Deadline: time.Minute, Clock: func() time.Time { return now }})
+		require.NoError(t, err)
+		jobsStored := func() uint64 {
+			s, err := js.Stream(ctx, stream.Jobs)
+			require.NoError(t, err)
+			info, err := s.Info(ctx)
+			require.NoError(t, err)
+			return info.State.LastSeq
+		}
+
+		n1, err := r.Pass(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n1, "inside the deadline nothing is re-enqueued")
+		require.Equal(t, 1, r.Watched(), "the stages request is watched")
+
+		now = now.Add(2 * time.Minute)
+		n2, err := r.Pass(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n2)
+		require.Equal(t, uint64(1), jobsStored(), "the stages job was published again")
+
+		n3, err := r.Pass(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n3, "not again before another deadline")
+
+		l, err := trips.Load(ctx, tripstore.System(), id)
+		require.NoError(t, err)
+		_, err = trips.Execute(ctx, tripstore.System(), id, trip.RecordStagesFailed{For: l.State.StagesProgress.For, Reason: "test"}, tripstore.Options{})
+		require.NoError(t, err)
+		now = now.Add(2 * time.Minute)
+		n4, err := r.Pass(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n4)
+		require.Zero(t, r.Watched(), "a terminal event ends the watch")
+
+		// A fresh reconciler (a restart) resumes from the saved watermark.
+		r2, err := reconcile.New(reconcile.Config{Trips: trips, JS: js, Deadline: time.Minute, Clock: func() time.Time { return now }})
+		require.NoError(t, err)
+		_, err = r2.Pass(ctx)
+		require.NoError(t, err)
+		require.Zero(t, r2.Watched(), "nothing before the watermark is re-read")
+	})
+}

@@ -1,0 +1,301 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/services/worker/internal/stream"
+)
+
+// Header names of relayed messages (wire convention).
+const (
+	HeaderEventType     = "Roadbook-Event-Type"
+	HeaderStream        = "Roadbook-Stream"
+	HeaderStreamVersion = "Roadbook-Stream-Version"
+	HeaderPosition      = "Roadbook-Position"
+	HeaderTraceparent   = "traceparent"
+)
+
+// DefaultReader is the cursor name of the relay.
+const DefaultReader = "relay"
+
+// ErrInvalidConfig is matched by every refusal of a relay Config.
+var ErrInvalidConfig = errors.New("relay: invalid config")
+
+// Config shapes a relay.
+type Config struct {
+	Store eventstore.Store
+	JS    jetstream.JetStream
+	// Lease elects the one active relay.
+	Lease *Lease
+	// Reader names the saved cursor (DefaultReader when empty).
+	Reader string
+	// BatchSize bounds one feed read and one publish round (default 256).
+	BatchSize int
+	// PollInterval is how often the feed is read when nothing woke the
+	// relay (default 250 ms); with an in-process Notifier it is only a
+	// safety net.
+	PollInterval time.Duration
+	// AckTimeout bounds the wait for JetStream's publish acks (default 10 s).
+	AckTimeout time.Duration
+	Logger     *slog.Logger
+	// AfterPublish, when set, runs after a batch was acked and before its
+	// cursor is saved: the fault tests kill the process there.
+	AfterPublish func(batch []eventstore.RecordedEvent)
+	// OnSaved, when set, runs after a cursor was saved (metrics, tests).
+	OnSaved func(n int, c eventstore.Cursor)
+}
+
+// Relay tails the feed into JetStream.
+type Relay struct {
+	cfg       Config
+	notifier  eventstore.Notifier
+	active    atomic.Bool
+	published atomic.Int64
+}
+
+// New validates cfg and returns a relay.
+func New(cfg Config) (*Relay, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, fmt.Errorf("%w: Store is nil", ErrInvalidConfig)
+	case cfg.JS == nil:
+		return nil, fmt.Errorf("%w: JS is nil", ErrInvalidConfig)
+	case cfg.Lease == nil:
+		return nil, fmt.Errorf("%w: Lease is nil (one relay must be active at a time)", ErrInvalidConfig)
+	case cfg.BatchSize < 0 || cfg.BatchSize > 10000:
+		return nil, fmt.Errorf("%w: BatchSize %d is outside 0..10000", ErrInvalidConfig, cfg.BatchSize)
+	}
+	if cfg.Reader == "" {
+		cfg.Reader = DefaultReader
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = 256
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 250 * time.Millisecond
+	}
+	if cfg.AckTimeout <= 0 {
+		cfg.AckTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := &Relay{cfg: cfg}
+	r.notifier, _ = cfg.Store.(eventstore.Notifier)
+	return r, nil
+}
+
+// Active reports whether this relay holds the lease now.
+func (r *Relay) Active() bool { return r.active.Load() }
+
+// Published is the number of events this relay handed on (acked).
+func (r *Relay) Published() int64 { return r.published.Load() }
+
+// Run campaigns for the lease and relays while holding it, until ctx ends.
+// A lost lease sends it back to campaigning; it returns nil on ctx's end.
+func (r *Relay) Run(ctx context.Context) error {
+	for {
+		if err := r.cfg.Lease.Acquire(ctx); err != nil {
+			return nil // ctx ended while standing by
+		}
+		r.active.Store(true)
+		r.cfg.Logger.Info("relay active")
+		lctx, cancel := context.WithCancel(ctx)
+		lost := make(chan error, 1)
+		go func() { lost <- r.cfg.Lease.Keep(lctx); cancel() }()
+		r.tail(lctx)
+		cancel()
+		err := <-lost
+		r.active.Store(false)
+		if ctx.Err() != nil {
+			rctx, c := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			r.cfg.Lease.Release(rctx)
+			c()
+			return nil
+		}
+		r.cfg.Logger.Warn("relay lease lost; standing by", slog.Any("error", err))
+	}
+}
+
+// tail relays batches until ctx ends. Errors are retried: the cursor only
+// moves after acks, so a retry republishes what dedup then drops.
+func (r *Relay) tail(ctx context.Context) {
+	cursor, err := r.loadCursor(ctx)
+	if err != nil {
+		return
+	}
+	backoff := 50 * time.Millisecond
+	for ctx.Err() == nil {
+		var wake <-chan struct{}
+		if r.notifier != nil {
+			wake = r.notifier.Notify() // before the read: no commit falls between
+		}
+		next, n, err := r.step(ctx, cursor)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.cfg.Logger.Warn("relay batch failed; retrying", slog.Any("error", err), slog.Duration("backoff", backoff))
+			}
+			sleep(ctx, backoff)
+			backoff = min(backoff*2, 5*time.Second)
+			continue
+		}
+		backoff = 50 * time.Millisecond
+		cursor = next
+		if n == r.cfg.BatchSize {
+			continue // more is waiting
+		}
+		t := time.NewTimer(r.cfg.PollInterval)
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+func (r *Relay) loadCursor(ctx context.Context) (eventstore.Cursor, error) {
+	for {
+		c, err := r.cfg.Store.LoadCursor(ctx, r.cfg.Reader)
+		if err == nil {
+			return c, nil
+		}
+		r.cfg.Logger.Warn("relay cannot load its cursor; retrying", slog.Any("error", err))
+		if !sleep(ctx, time.Second) {
+			return c, ctx.Err()
+		}
+	}
+}
+
+// step relays one batch after cursor: publish everything, await every ack,
+// then save the cursor (never before), and only while still holding the
+// lease.
+func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.Cursor, int, error) {
+	batch, next, err := r.cfg.Store.ReadFeed(ctx, cursor, r.cfg.BatchSize)
+	if err != nil {
+		return cursor, 0, fmt.Errorf("read feed: %w", err)
+	}
+	if len(batch) == 0 {
+		return cursor, 0, nil
+	}
+	if err := r.publish(ctx, batch); err != nil {
+		return cursor, 0, err
+	}
+	if r.cfg.AfterPublish != nil {
+		r.cfg.AfterPublish(batch)
+	}
+	if ctx.Err() != nil {
+		return cursor, 0, ctx.Err() // lease lost: the next holder saves
+	}
+	if err := r.cfg.Store.SaveCursor(ctx, r.cfg.Reader, next); err != nil {
+		return cursor, 0, fmt.Errorf("save cursor: %w", err)
+	}
+	r.published.Add(int64(len(batch)))
+	if r.cfg.OnSaved != nil {
+		r.cfg.OnSaved(len(batch), next)
+	}
+	return next, len(batch), nil
+}
+
+// publish sends the batch in feed order (per-stream order holds on one
+// connection) and waits for every ack.
+func (r *Relay) publish(ctx context.Context, batch []eventstore.RecordedEvent) error {
+	futures := make([]jetstream.PubAckFuture, 0, 2*len(batch))
+	for _, ev := range batch {
+		msgs, err := Messages(ev)
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			f, err := r.cfg.JS.PublishMsgAsync(m.Msg, jetstream.WithExpectStream(m.Stream))
+			if err != nil {
+				return fmt.Errorf("publish %s: %w", m.Msg.Subject, err)
+			}
+			futures = append(futures, f)
+		}
+	}
+	timeout := time.NewTimer(r.cfg.AckTimeout)
+	defer timeout.Stop()
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return fmt.Errorf("publish %s: %w", f.Msg().Subject, err)
+		case <-timeout.C:
+			return fmt.Errorf("publish: no ack within %s", r.cfg.AckTimeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// Message is one message to publish and the stream it must land in.
+type Message struct {
+	Stream string
+	Msg    *nats.Msg
+}
+
+// Messages renders one event as what the relay publishes: always an EVENTS
+// message (trip streams only: EVENTS is the trips' fan-out), and a JOBS
+// message when the job table says the event needs work.
+func Messages(ev eventstore.RecordedEvent) ([]Message, error) {
+	tripID, ok := tripstore.TripID(ev.StreamID)
+	if !ok {
+		return nil, nil // not a trip stream: nobody subscribes to it
+	}
+	data, err := protojson.Marshal(ev.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("relay: encode %s of %s: %w", ev.Type, ev.StreamID, err)
+	}
+	hdr := func(msgID string) nats.Header {
+		h := nats.Header{}
+		h.Set(nats.MsgIdHdr, msgID)
+		h.Set(HeaderEventType, ev.Type)
+		h.Set(HeaderStream, string(ev.StreamID))
+		h.Set(HeaderStreamVersion, strconv.FormatInt(ev.Version, 10))
+		h.Set(HeaderPosition, strconv.FormatInt(ev.GlobalPosition, 10))
+		if tp := ev.Metadata.Trace[HeaderTraceparent]; tp != "" {
+			h.Set(HeaderTraceparent, tp)
+		}
+		return h
+	}
+	out := []Message{{Stream: stream.Events, Msg: &nats.Msg{
+		Subject: job.EventSubject(tripID, ev.Type), Data: data, Header: hdr(ev.ID.String()),
+	}}}
+	if j, ok := job.For(ev); ok {
+		payload, err := j.Encode()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Message{Stream: stream.Jobs, Msg: &nats.Msg{
+			Subject: job.Subject(j.Kind, tripID), Data: payload, Header: hdr(job.MsgID(j.Kind, ev.ID)),
+		}})
+	}
+	return out, nil
+}
+
+// sleep waits d or until ctx ends; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,296 @@
+package workerserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/roadbook/roadbook/domain/alert"
+	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/services/worker/internal/consumer"
+	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/services/worker/internal/reconcile"
+	"github.com/roadbook/roadbook/services/worker/internal/relay"
+	"github.com/roadbook/roadbook/services/worker/internal/stream"
+)
+
+// The interfaces the worker's collaborators implement (see package
+// consumer for their contracts).
+type (
+	// RouteFetcher fetches URL-sourced routes (Komoot, Strava,
+	// RideWithGPS).
+	RouteFetcher = consumer.RouteFetcher
+	// CollectionFetcher is optionally implemented by a RouteFetcher for
+	// Komoot collections.
+	CollectionFetcher = consumer.CollectionFetcher
+	// Tour is one tour of a collection.
+	Tour = consumer.Tour
+	// Labeler labels stage ends with the configured geocoder.
+	Labeler = consumer.Labeler
+	// Provider is a data provider covering rule families.
+	Provider = consumer.Provider
+	// ProviderResult is what a provider found.
+	ProviderResult = consumer.ProviderResult
+	// ImportFailure is what fetcher errors implement to classify failures.
+	ImportFailure = consumer.ImportFailure
+	// StreamOptions shape the EVENTS and JOBS streams.
+	StreamOptions = stream.Options
+	// ConsumerOptions shape the durable consumers.
+	ConsumerOptions = stream.ConsumerOptions
+)
+
+// DefaultStreamOptions and DefaultConsumerOptions are ARCHITECTURE §5's.
+var (
+	DefaultStreamOptions   = stream.DefaultOptions
+	DefaultConsumerOptions = stream.DefaultConsumerOptions
+)
+
+// ErrInvalidConfig is matched by every refusal of a Config.
+var ErrInvalidConfig = errors.New("workerserver: invalid config")
+
+// Config is everything the worker needs. Store and NATS are required; the
+// rest has working defaults (no fetcher: URL imports fail as
+// source_unavailable; no labeler: stages stay unlabelled; no providers:
+// their rule families are not_configured).
+type Config struct {
+	Store eventstore.Store
+	NATS  *nats.Conn
+	// Fetcher fetches URL sources.
+	Fetcher RouteFetcher
+	// Labeler labels stage ends.
+	Labeler Labeler
+	// Providers evaluate the data-provider rule families.
+	Providers []Provider
+	// Zones finds time zones for dated stages (built lazily when nil).
+	Zones alert.ZoneFinder
+	// Logger is slog JSON in production (nil: discard).
+	Logger *slog.Logger
+	// Registry receives the worker's metrics (nil: a private registry).
+	Registry prometheus.Registerer
+	// Concurrency is the pool size (and prefetch) of each job kind
+	// (default 4).
+	Concurrency int
+	// Clock is the injectable clock (nil: time.Now).
+	Clock func() time.Time
+	// Streams and Consumers default to ARCHITECTURE §5's settings.
+	Streams   *StreamOptions
+	Consumers *ConsumerOptions
+	// Instance names this replica in the relay lease (default host-pid).
+	Instance string
+	// LeaseTTL bounds relay failover (default 10 s).
+	LeaseTTL time.Duration
+	// ReconcileDeadline and ReconcileInterval tune the reconciler
+	// (defaults 2 min and 30 s).
+	ReconcileDeadline, ReconcileInterval time.Duration
+	// RelayPollInterval is the feed poll interval without an in-process
+	// notifier (default 250 ms).
+	RelayPollInterval time.Duration
+	// DrainTimeout bounds the graceful drain (default 30 s).
+	DrainTimeout time.Duration
+	// AfterPublish is a fault-injection hook for tests: it runs after a
+	// relay batch was acked, before its cursor is saved.
+	AfterPublish func(batch []eventstore.RecordedEvent)
+}
+
+// Server is a configured worker.
+type Server struct {
+	cfg      Config
+	js       jetstream.JetStream
+	trips    *tripstore.Store
+	relay    *relay.Relay
+	runners  []*consumer.Runner
+	recon    *reconcile.Reconciler
+	ready    atomic.Bool
+	metrics  *metrics
+	leaseTTL time.Duration
+	streams  StreamOptions
+}
+
+// New validates cfg and builds the worker; nothing runs until Run.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("%w: Store is nil", ErrInvalidConfig)
+	}
+	if cfg.NATS == nil {
+		return nil, fmt.Errorf("%w: NATS is nil", ErrInvalidConfig)
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.Concurrency < 1 || cfg.Concurrency > 256 {
+		return nil, fmt.Errorf("%w: Concurrency %d is outside 1..256", ErrInvalidConfig, cfg.Concurrency)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Instance == "" {
+		host, _ := os.Hostname()
+		cfg.Instance = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
+	}
+	if cfg.LeaseTTL == 0 {
+		cfg.LeaseTTL = 10 * time.Second
+	}
+	streams := stream.DefaultOptions()
+	if cfg.Streams != nil {
+		streams = *cfg.Streams
+	}
+	if err := streams.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	cons := stream.DefaultConsumerOptions()
+	if cfg.Consumers != nil {
+		cons = *cfg.Consumers
+	}
+	if err := cons.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	reg := cfg.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("workerserver: metrics: %w", err)
+	}
+	js, err := jetstream.New(cfg.NATS, jetstream.WithPublishAsyncMaxPending(4096))
+	if err != nil {
+		return nil, fmt.Errorf("workerserver: jetstream: %w", err)
+	}
+	trips := tripstore.New(cfg.Store, cfg.Clock)
+	workers, err := consumer.NewWorkers(consumer.WorkersConfig{
+		Trips: trips, Fetcher: cfg.Fetcher, Labeler: cfg.Labeler, Providers: cfg.Providers, Zones: cfg.Zones, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	s := &Server{cfg: cfg, js: js, trips: trips, metrics: m, leaseTTL: cfg.LeaseTTL, streams: streams}
+	for _, k := range job.Kinds() {
+		r, err := consumer.NewRunner(consumer.RunnerConfig{
+			JS: js, Kind: k, Handler: workers, Concurrency: cfg.Concurrency, Consumer: cons,
+			DrainTimeout: cfg.DrainTimeout, Logger: cfg.Logger, Observe: m.observeJob,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+		s.runners = append(s.runners, r)
+	}
+	s.recon, err = reconcile.New(reconcile.Config{
+		Trips: trips, JS: js, Deadline: cfg.ReconcileDeadline, Interval: cfg.ReconcileInterval, Clock: cfg.Clock, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return s, nil
+}
+
+// Ready reports whether the worker consumes jobs (readiness probe): false
+// before the streams exist and from the start of a drain.
+func (s *Server) Ready() bool { return s.ready.Load() }
+
+// RelayActive reports whether this replica's relay holds the lease.
+func (s *Server) RelayActive() bool { return s.relay != nil && s.relay.Active() }
+
+// Run starts the relay (active or standby), the consumers and the
+// reconciler, and blocks until ctx ends; then it drains — readiness off,
+// no new fetches, in-flight jobs finished and acked — and returns.
+func (s *Server) Run(ctx context.Context) error {
+	if err := s.ensure(ctx); err != nil {
+		return err
+	}
+	lease, err := relay.OpenLease(ctx, s.js, relay.DefaultLeaseBucket, s.cfg.Instance, s.leaseTTL)
+	if err != nil {
+		return err
+	}
+	s.relay, err = relay.New(relay.Config{
+		Store: s.cfg.Store, JS: s.js, Lease: lease, PollInterval: s.cfg.RelayPollInterval,
+		Logger: s.cfg.Logger, AfterPublish: s.cfg.AfterPublish,
+		OnSaved: func(n int, _ eventstore.Cursor) { s.metrics.relayed.Add(float64(n)) },
+	})
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(s.runners)+2)
+	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRelay()
+	wg.Add(1)
+	go func() { defer wg.Done(); errs <- s.relay.Run(relayCtx) }()
+	wg.Add(1)
+	go func() { defer wg.Done(); errs <- s.reconcile(relayCtx) }()
+	var rwg sync.WaitGroup
+	for _, r := range s.runners {
+		rwg.Add(1)
+		go func() { defer rwg.Done(); errs <- r.Run(ctx) }()
+	}
+	s.ready.Store(true)
+	s.metrics.ready.Set(1)
+	s.cfg.Logger.Info("worker ready", slog.String("instance", s.cfg.Instance))
+	<-ctx.Done()
+	s.ready.Store(false)
+	s.metrics.ready.Set(0)
+	rwg.Wait() // consumers drained: in-flight work finished and acked
+	stopRelay()
+	wg.Wait()
+	close(errs)
+	var all []error
+	for e := range errs {
+		all = append(all, e)
+	}
+	return errors.Join(all...)
+}
+
+// ensure creates the streams, waiting for NATS to come up.
+func (s *Server) ensure(ctx context.Context) error {
+	for {
+		err := stream.Ensure(ctx, s.js, s.streams)
+		if err == nil || errors.Is(err, stream.ErrInvalidOptions) {
+			return err
+		}
+		s.cfg.Logger.Warn("cannot create the JetStream streams yet; retrying", slog.Any("error", err))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// reconcile runs reconciler passes while this replica's relay is the active
+// one, so one replica reconciles at a time.
+func (s *Server) reconcile(ctx context.Context) error {
+	interval := s.cfg.ReconcileInterval
+	if interval <= 0 {
+		interval = 30 * time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if !s.relay.Active() {
+			continue
+		}
+		n, err := s.recon.Pass(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.cfg.Logger.Warn("reconcile pass failed", slog.Any("error", err))
+		}
+		s.metrics.requeued.Add(float64(n))
+	}
+}
