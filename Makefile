@@ -63,11 +63,14 @@ test: check-generated
 	scripts/ensure-postgres.sh
 	scripts/ensure-chromium.sh
 	scripts/build-web-client.sh
+	failed=""; \
 	for dir in $(MODULES); do \
 		echo "=== go test $$dir"; \
 		race=""; case "$$dir" in */eventstore|*/services/*) race="-race";; esac; \
-		(cd "$$dir" && go test $$race -count=1 -timeout 20m ./...); \
-	done
+		(cd "$$dir" && go test $$race -count=1 -timeout 20m ./...) || failed="$$failed $$dir"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
+	scripts/interop.sh
 
 ## lint: go vet and gofmt over every module, buf lint over the contracts.
 .PHONY: lint
@@ -117,3 +120,49 @@ bench-pipeline:
 bench-api:
 	scripts/ensure-postgres.sh
 	cd services/api/cmd/bench-api && go run .
+
+## fuzz: every fuzz target in the workspace (found by `func Fuzz…` in *_test.go) for FUZZTIME each (default 10m;
+## FUZZPARALLEL sets -parallel), one after the other; new interesting inputs are copied from Go's fuzz cache into
+## the package's testdata/fuzz/<Target>/; results go to evidence/results/fuzz.json and docs/RELIABILITY.md.
+FUZZTIME ?= 10m
+.PHONY: fuzz
+fuzz:
+	FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) evidence/fuzz.sh
+
+## hostile: hostile input through the public surfaces (Connect upload, MCP tools) against api, worker and mcp as
+## separate processes on a private PostgreSQL cluster (initdb) and NATS; counts tried / refused / state changed.
+.PHONY: hostile
+hostile:
+	go run ./evidence/cmd/evidence hostile $(EVIDENCE_FLAGS)
+	go run ./evidence/cmd/report
+
+## soak: AGENTS scripted MCP agents (default 200) for DURATION (default 10m) against the same separate processes;
+## error rate, p50/p99 per tool, RSS and goroutines every 10 s, a store audit at the end.
+DURATION ?= 10m
+AGENTS   ?= 200
+.PHONY: soak
+soak:
+	go run ./evidence/cmd/evidence soak -duration $(DURATION) -agents $(AGENTS) $(EVIDENCE_FLAGS)
+	go run ./evidence/cmd/report
+
+## chaos: faults during load (kill -9 a worker, restart NATS, restart PostgreSQL, geocoder down 60 s); per fault:
+## calls failed, agents recovered, events lost and doubled (CHAOS_AGENTS default 50, PHASE default 60s).
+CHAOS_AGENTS ?= 50
+PHASE        ?= 60s
+.PHONY: chaos
+chaos:
+	go run ./evidence/cmd/evidence chaos -agents $(CHAOS_AGENTS) -phase $(PHASE) $(EVIDENCE_FLAGS)
+	go run ./evidence/cmd/report
+
+## interop: the official clients against roadbook dev — the Connect API through
+## @connectrpc/connect-node, the MCP service through @modelcontextprotocol/sdk, and the
+## MCP conformance suite on Node 22 (scripts/interop.sh; clients/ts; docs/MCP.md).
+.PHONY: interop
+interop: tools
+	scripts/interop.sh
+
+## bench-mcp: 100 concurrent MCP sessions calling get_trip for 20 s beside the same read
+## made directly on the Connect API, one in-process server (services/mcp/cmd/bench-mcp).
+.PHONY: bench-mcp
+bench-mcp:
+	cd services/mcp/cmd/bench-mcp && go run .

@@ -41,6 +41,8 @@ func TestDevEndToEnd(t *testing.T) {
 		require.Regexp(t, `62\d\.\d km`, out)
 		rows := stageRow.FindAllString(out, -1)
 		require.GreaterOrEqual(t, len(rows), 7, "a 627 km trip at the default 80 km/day has at least 7 stages:\n%s", out)
+		require.Contains(t, out, "Oslo → ", "the gazetteer names the first stage's start:\n%s", out)
+		require.NotContains(t, out, "? → ", "every stage is labelled:\n%s", out)
 		m := regexp.MustCompile(`id ([0-9a-f-]{36})`).FindStringSubmatch(out)
 		require.NotNil(t, m, out)
 		tripID = m[1]

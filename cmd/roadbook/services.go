@@ -138,8 +138,8 @@ func runWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	envErr := sf.register(fs, ":9090", 270*time.Second)
 	dbURL := fs.String("database-url", env("ROADBOOK_DATABASE_URL", ""), "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
 	natsURL := fs.String("nats-url", env("ROADBOOK_NATS_URL", nats.DefaultURL), "NATS URL ($ROADBOOK_NATS_URL)")
-	conc, concErr := envInt("ROADBOOK_WORKER_CONCURRENCY", 4)
-	concurrency := fs.Int("concurrency", conc, "jobs in flight per kind in this process ($ROADBOOK_WORKER_CONCURRENCY)")
+	conc, concErr := envInt("ROADBOOK_WORKER_CONCURRENCY", 8)
+	concurrency := fs.Int("concurrency", conc, "jobs in flight in this process, every kind together ($ROADBOOK_WORKER_CONCURRENCY)")
 	var wf workerFlags
 	wf.register(fs)
 	if err := parseFlags(fs, args); err != nil {

@@ -104,13 +104,12 @@ func TestGracefulShutdown(t *testing.T) {
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	cons, err := js.Consumer(ctx, "JOBS", "worker-stages")
+	cons, err := js.Consumer(ctx, "JOBS", "roadbook-worker") // the one durable consumer, every kind
 	require.NoError(t, err)
 	info, err := cons.Info(ctx)
 	require.NoError(t, err)
 	require.Zero(t, info.NumAckPending, "the job was acked before the worker exited")
 	require.Zero(t, info.NumRedelivered, "the job was not redelivered")
-	require.Zero(t, info.NumPending)
 	jobs, err := js.Stream(ctx, "JOBS")
 	require.NoError(t, err)
 	// The server removes an acked message from a work queue as it records
@@ -119,7 +118,9 @@ func TestGracefulShutdown(t *testing.T) {
 	for range 100 {
 		si, err := jobs.Info(ctx, jetstream.WithSubjectFilter("jobs.stages."+tripID))
 		require.NoError(t, err)
-		if left = si.State.Msgs; left == 0 {
+		// State.Msgs counts the whole stream (the analysis job the
+		// finished stages requested waits there for a live worker).
+		if left = si.State.Subjects["jobs.stages."+tripID]; left == 0 {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -217,6 +217,16 @@ type StageLabel struct {
 	Start, End string
 }
 
+// RecordLabelsUnavailable records that the stages' labels could not be
+// produced (no geocoder configured, the geocoder down), so progress reports
+// labels unavailable with Reason instead of pending forever. Stages already
+// labelled are left out.
+type RecordLabelsUnavailable struct {
+	Stages   []StageRef
+	Reason   string
+	Geocoder string
+}
+
 // Share creates the trip's public link; Rand supplies the code's randomness
 // (crypto/rand.Reader in production).
 type Share struct {
@@ -254,6 +264,7 @@ func (Analyze) command()                   {}
 func (RecordAnalysis) command()            {}
 func (RecordAnalysisFailed) command()      {}
 func (RecordLabels) command()              {}
+func (RecordLabelsUnavailable) command()   {}
 func (Share) command()                     {}
 func (Unshare) command()                   {}
 func (Delete) command()                    {}

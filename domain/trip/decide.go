@@ -60,6 +60,8 @@ func Decide(s State, cmd Command, now time.Time) ([]Event, error) {
 		return decideAnalysisFailed(s, c)
 	case RecordLabels:
 		return decideLabels(s, c)
+	case RecordLabelsUnavailable:
+		return decideLabelsUnavailable(s, c)
 	case Share:
 		return decideShare(s, c, today)
 	case Unshare:

@@ -285,6 +285,27 @@ func decideLabels(s State, c RecordLabels) ([]Event, error) {
 	return []Event{ev}, nil
 }
 
+func decideLabelsUnavailable(s State, c RecordLabelsUnavailable) ([]Event, error) {
+	if !s.Exists || s.Deleted {
+		return nil, errNotFound()
+	}
+	if strings.TrimSpace(c.Reason) == "" {
+		return nil, invalid("reason", "must say why the labels are unavailable")
+	}
+	ev := &eventsv1.LabelsUnavailable{Reason: capBytes(c.Reason, 500), Geocoder: capBytes(c.Geocoder, 64)}
+	for _, r := range c.Stages {
+		st, ok := s.stageByHash(r.ContentHash)
+		if !ok || st.Labelled || st.LabelsUnavailable == ev.Reason || slices.Contains(ev.StageContentHashes, r.ContentHash) {
+			continue // gone, labelled meanwhile, or already recorded so
+		}
+		ev.StageContentHashes = append(ev.StageContentHashes, r.ContentHash)
+	}
+	if len(ev.StageContentHashes) == 0 {
+		return nil, nil
+	}
+	return []Event{ev}, nil
+}
+
 var severityPB = map[string]eventsv1.Severity{
 	"critical": eventsv1.Severity_SEVERITY_CRITICAL,
 	"warning":  eventsv1.Severity_SEVERITY_WARNING,

@@ -144,6 +144,13 @@ func Evolve(s State, e Event) State {
 		for _, l := range ev.GetLabels() {
 			if i := s.stageIndexFor(l.GetStageContentHash(), -1); i >= 0 {
 				s.Stages[i].StartLabel, s.Stages[i].EndLabel = l.GetStartLabel(), l.GetEndLabel()
+				s.Stages[i].Labelled, s.Stages[i].LabelsUnavailable = true, ""
+			}
+		}
+	case *eventsv1.LabelsUnavailable:
+		for _, h := range ev.GetStageContentHashes() {
+			if i := s.stageIndexFor(h, -1); i >= 0 && !s.Stages[i].Labelled {
+				s.Stages[i].LabelsUnavailable = ev.GetReason()
 			}
 		}
 	case *eventsv1.TripShared:
@@ -238,7 +245,7 @@ func applyStageUpdated(s State, ev *eventsv1.StageUpdated) State {
 	if st.End == old.End {
 		st.Chosen = old.Chosen
 	}
-	st.StartLabel, st.EndLabel = old.StartLabel, old.EndLabel
+	st.StartLabel, st.EndLabel, st.Labelled = old.StartLabel, old.EndLabel, old.Labelled
 	wps := old.Waypoints
 	s.Stages[i] = st
 	if next := ev.GetNextStage(); next != nil {
@@ -278,7 +285,7 @@ func applyStageDeleted(s State, ev *eventsv1.StageDeleted) State {
 	if b.End == m.End {
 		m.Chosen = b.Chosen
 	}
-	m.StartLabel, m.EndLabel = a.StartLabel, b.EndLabel
+	m.StartLabel, m.EndLabel, m.Labelled = a.StartLabel, b.EndLabel, a.Labelled && b.Labelled
 	s.Stages = slices.Delete(s.Stages, i, i+1)
 	s.Stages[into] = m
 	return structuralEdit(s)
@@ -292,7 +299,7 @@ func applyAccommodationChosen(s State, ev *eventsv1.AccommodationChosen) State {
 		}
 		st := stageFrom(pb)
 		st.Waypoints, st.Offered, st.Chosen = old.Waypoints, old.Offered, old.Chosen
-		st.StartLabel, st.EndLabel = old.StartLabel, old.EndLabel
+		st.StartLabel, st.EndLabel, st.Labelled = old.StartLabel, old.EndLabel, old.Labelled
 		return st
 	}
 	s.Stages[i] = keep(s.Stages[i], ev.GetStage())

@@ -198,6 +198,21 @@ func TestAnalysis(t *testing.T) {
 			},
 		},
 		{name: "labels only for gone content record nothing", given: base, when: RecordLabels{Labels: []StageLabel{{Stage: StageRef{ContentHash: testRouteHash}}}}},
+		{
+			name:  "labels that cannot be produced are recorded as unavailable with the reason",
+			given: base, when: RecordLabelsUnavailable{Geocoder: "nominatim", Reason: "geocoder unavailable: circuit open", Stages: []StageRef{results[0].Stage, {ContentHash: testRouteHash}}},
+			thenTypes: []string{"LabelsUnavailable"},
+			then: func(t *testing.T, evs []Event, _, after State) {
+				require.Equal(t, []string{results[0].Stage.ContentHash}, evs[0].(*eventsv1.LabelsUnavailable).GetStageContentHashes())
+				require.Equal(t, "geocoder unavailable: circuit open", after.Stages[0].LabelsUnavailable)
+				require.False(t, after.Stages[0].Labelled)
+				relabelled := Evolve(after, &eventsv1.LabelsResolved{Geocoder: "nominatim", Labels: []*eventsv1.StageLabel{{StageContentHash: results[0].Stage.ContentHash}}})
+				require.True(t, relabelled.Stages[0].Labelled, "a geocoder that knows no place there still labelled the stage")
+				require.Empty(t, relabelled.Stages[0].LabelsUnavailable, "labelling clears the unavailability")
+			},
+		},
+		{name: "labels unavailable without a reason are refused", given: base, when: RecordLabelsUnavailable{Stages: []StageRef{results[0].Stage}}, thenErr: &Error{Code: CodeInvalidArgument, Field: "reason"}},
+		{name: "labels unavailable only for gone content record nothing", given: base, when: RecordLabelsUnavailable{Reason: "x", Stages: []StageRef{{ContentHash: testRouteHash}}}},
 	})
 }
 

@@ -138,6 +138,12 @@ type Stage struct {
 	RouteStartM, RouteEndM float64
 	// StartLabel and EndLabel are place names (third-party text).
 	StartLabel, EndLabel string
+	// Labelled is true once a geocoder answered for this stage's ends, even
+	// when it knows no place there (the labels then stay empty).
+	Labelled bool
+	// LabelsUnavailable says why labels could not be produced (no geocoder,
+	// the geocoder down); empty otherwise. Labelling clears it.
+	LabelsUnavailable string
 	// Waypoints are POI detours stored on the stage.
 	Waypoints []Waypoint
 	// Chosen is the night's accommodation; nil when none was chosen.

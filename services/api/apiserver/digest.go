@@ -217,10 +217,15 @@ func progress(s trip.State) *roadbookv1.Progress {
 		p.Stages.State = roadbookv1.ComputationState_COMPUTATION_STATE_DONE
 	}
 	total := uint32(len(s.Stages))
-	var labelled, analyzed, offered uint32
+	var labelled, unlabelable, analyzed, offered uint32
+	unlabelableWhy := ""
 	for _, st := range s.Stages {
-		if st.StartLabel != "" || st.EndLabel != "" {
+		switch {
+		case st.Labelled || st.StartLabel != "" || st.EndLabel != "":
 			labelled++
+		case st.LabelsUnavailable != "":
+			unlabelable++
+			unlabelableWhy = st.LabelsUnavailable
 		}
 		if st.Analyzed {
 			analyzed++
@@ -240,6 +245,11 @@ func progress(s trip.State) *roadbookv1.Progress {
 		return pp
 	}
 	p.Labels, p.Analysis, p.Accommodations = count(labelled), count(analyzed), count(offered)
+	if unlabelable > 0 && labelled+unlabelable == total {
+		// Every stage without labels was recorded as unlabelable (no
+		// geocoder, the geocoder down): say so rather than "pending" forever.
+		p.Labels.State, p.Labels.Reason = roadbookv1.ComputationState_COMPUTATION_STATE_UNAVAILABLE, unlabelableWhy
+	}
 	if n := len(s.Analyses); n > 0 {
 		last := s.Analyses[n-1]
 		if last.Status == trip.ComputationFailed {

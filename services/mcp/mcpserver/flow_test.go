@@ -68,11 +68,6 @@ func TestAgentLoop(t *testing.T) {
 
 func TestFollowingNextCompletesATrip(t *testing.T) {
 	t.Parallel()
-	// Measured: with the real worker the route, stages and analysis all reach
-	// done, but a worker without a Labeler leaves progress.labels "pending"
-	// forever (it should say "unavailable"), so next never ends. Un-skip once
-	// the API/worker report labels honestly (see the MCP report).
-	t.Skip("progress.labels stays pending when the worker has no labeler; next then never ends (API/worker issue)")
 	h := newHarnessWith(t, true)
 	s := h.session(t, "nia", nil)
 
@@ -92,7 +87,7 @@ func TestFollowingNextCompletesATrip(t *testing.T) {
 	require.Equal(t, false, res["partial"])
 	require.Equal(t, "ready", res["status"])
 	p := res["progress"].(map[string]any)
-	for _, part := range []string{"route", "stages", "analysis"} {
+	for _, part := range []string{"route", "stages", "analysis", "labels"} {
 		require.Equal(t, "done", p[part].(map[string]any)["state"], part)
 	}
 	stages := res["stages"].([]any)
@@ -100,4 +95,7 @@ func TestFollowingNextCompletesATrip(t *testing.T) {
 	for _, st := range stages {
 		require.Equal(t, true, st.(map[string]any)["analyzed"])
 	}
+	first, last := stages[0].(map[string]any), stages[len(stages)-1].(map[string]any)
+	require.Equal(t, "Oslo", first["from"], "the worker's default gazetteer labels the stage ends")
+	require.NotEmpty(t, last["to"])
 }

@@ -16,9 +16,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/roadbook/roadbook/domain/alert"
+	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
+	"github.com/roadbook/roadbook/services/worker/internal/geocode"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/reconcile"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
@@ -60,17 +62,46 @@ var (
 var ErrInvalidConfig = errors.New("workerserver: invalid config")
 
 // Config is everything the worker needs. Store and NATS are required; the
-// rest has working defaults (no fetcher: URL imports fail as
-// source_unavailable; no labeler: stages stay unlabelled; no providers:
-// their rule families are not_configured).
+// rest has working defaults: the gazetteer geocodes (labels and the API's
+// searches), URL imports fetch from the production Komoot, Strava and
+// RideWithGPS hosts, and the data providers are off (their rule families
+// not_configured, accommodation searches recorded not_configured).
 type Config struct {
 	Store eventstore.Store
 	NATS  *nats.Conn
-	// Fetcher fetches URL sources.
+
+	// Geocoder is "gazetteer" (default: offline, labels written with the
+	// analysis), "nominatim" (NominatimURL; paced 1.1 s application-wide,
+	// 24 h shared cache, labels filling in progressively) or "none" (labels
+	// recorded unavailable). It also answers the API's SearchPlaces and
+	// ReversePlace over NATS (roadbook.geocode.*).
+	Geocoder string
+	// NominatimURL is the Nominatim base URL (default the public instance).
+	NominatimURL string
+	// UserAgent identifies Roadbook to every third party (default
+	// DefaultUserAgent; set a contact for the public Nominatim).
+	UserAgent string
+	// KomootURL, StravaURL and RideWithGPSURL replace the route sources'
+	// production base URLs (the user's URL never chooses the host).
+	KomootURL, StravaURL, RideWithGPSURL string
+	// OverpassURL (POIs: resupply and water gaps; accommodation searches),
+	// OpenMeteoURL (weather) and OSRMURL (routing) are the data providers'
+	// base URLs; empty turns one off.
+	OverpassURL, OpenMeteoURL, OSRMURL string
+	// ProviderInterval spaces the requests to each data provider, for the
+	// whole application (default 1 s).
+	ProviderInterval time.Duration
+	// AllowLoopbackFetch lets the route fetcher's SSRF guard dial the
+	// configured source URLs when they are loopback IP literals (a test's
+	// local fake server). Tests only: every other private or loopback
+	// address stays refused.
+	AllowLoopbackFetch bool
+
+	// Fetcher replaces the URL route fetcher built from the URLs above.
 	Fetcher RouteFetcher
-	// Labeler labels stage ends.
+	// Labeler replaces the labeler of Geocoder.
 	Labeler Labeler
-	// Providers evaluate the data-provider rule families.
+	// Providers are evaluated besides those built from the URLs above.
 	Providers []Provider
 	// Zones finds time zones for dated stages (built lazily when nil).
 	Zones alert.ZoneFinder
@@ -78,12 +109,13 @@ type Config struct {
 	Logger *slog.Logger
 	// Registry receives the worker's metrics (nil: a private registry).
 	Registry prometheus.Registerer
-	// Concurrency is the pool size (and prefetch) of each job kind
-	// (default 4).
+	// Concurrency is the pool size (and prefetch) of this process's one
+	// consumer, over every job kind (default 8).
 	Concurrency int
 	// Clock is the injectable clock (nil: time.Now).
 	Clock func() time.Time
-	// Streams and Consumers default to ARCHITECTURE §5's settings.
+	// Streams and Consumers default to ARCHITECTURE §5's settings
+	// (Consumers.Durable: the consumer name, default "roadbook-worker").
 	Streams   *StreamOptions
 	Consumers *ConsumerOptions
 	// Instance names this replica in the relay lease (default host-pid).
@@ -109,8 +141,11 @@ type Server struct {
 	js       jetstream.JetStream
 	trips    *tripstore.Store
 	relay    *relay.Relay
-	runners  []*consumer.Runner
+	runner   *consumer.Runner
+	advisory *consumer.MaxDeliveries
 	recon    *reconcile.Reconciler
+	tp       thirdParties
+	respond  *geocode.Responder
 	ready    atomic.Bool
 	metrics  *metrics
 	leaseTTL time.Duration
@@ -126,7 +161,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("%w: NATS is nil", ErrInvalidConfig)
 	}
 	if cfg.Concurrency == 0 {
-		cfg.Concurrency = 4
+		cfg.Concurrency = 8
 	}
 	if cfg.Concurrency < 1 || cfg.Concurrency > 256 {
 		return nil, fmt.Errorf("%w: Concurrency %d is outside 1..256", ErrInvalidConfig, cfg.Concurrency)
@@ -171,25 +206,44 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("workerserver: jetstream: %w", err)
 	}
 	trips := tripstore.New(cfg.Store, cfg.Clock)
+	tp, err := buildThirdParties(cfg, js, trips, reg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Fetcher != nil {
+		tp.fetcher = cfg.Fetcher
+	}
+	if cfg.Labeler != nil {
+		tp.labeler = cfg.Labeler
+	}
 	workers, err := consumer.NewWorkers(consumer.WorkersConfig{
-		Trips: trips, Fetcher: cfg.Fetcher, Labeler: cfg.Labeler, Providers: cfg.Providers, Zones: cfg.Zones, Logger: cfg.Logger,
+		Trips: trips, Fetcher: tp.fetcher, Labeler: tp.labeler, Providers: append(tp.providers, cfg.Providers...),
+		Accommodations: tp.finder, Zones: cfg.Zones, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	s := &Server{cfg: cfg, js: js, trips: trips, metrics: m, leaseTTL: cfg.LeaseTTL, streams: streams}
-	for _, k := range job.Kinds() {
-		r, err := consumer.NewRunner(consumer.RunnerConfig{
-			JS: js, Kind: k, Handler: workers, Concurrency: cfg.Concurrency, Consumer: cons,
-			DrainTimeout: cfg.DrainTimeout, Logger: cfg.Logger, Observe: m.observeJob,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	s := &Server{cfg: cfg, js: js, trips: trips, metrics: m, leaseTTL: cfg.LeaseTTL, streams: streams, tp: tp}
+	s.runner, err = consumer.NewRunner(consumer.RunnerConfig{
+		JS: js, Handler: workers, Concurrency: cfg.Concurrency, Consumer: cons,
+		DrainTimeout: cfg.DrainTimeout, Logger: cfg.Logger, Observe: m.observeJob,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if s.advisory, err = consumer.NewMaxDeliveries(cfg.NATS, js, workers, cons, cfg.Logger); err != nil {
+		return nil, err
+	}
+	if tp.searcher != nil {
+		if s.respond, err = geocode.NewResponder(cfg.NATS, tp.searcher, geocode.ResponderOptions{Logger: cfg.Logger}); err != nil {
+			return nil, err
 		}
-		s.runners = append(s.runners, r)
 	}
 	s.recon, err = reconcile.New(reconcile.Config{
 		Trips: trips, JS: js, Deadline: cfg.ReconcileDeadline, Interval: cfg.ReconcileInterval, Clock: cfg.Clock, Logger: cfg.Logger,
+		Relabel: func(ctx context.Context, j job.Job, attempt string, stages []trip.Stage) {
+			workers.Relabel(ctx, j, attempt, stages)
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
@@ -224,25 +278,44 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	var wg sync.WaitGroup
-	errs := make(chan error, len(s.runners)+2)
+	errs := make(chan error, 6)
 	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRelay()
 	wg.Add(1)
 	go func() { defer wg.Done(); errs <- s.relay.Run(relayCtx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); errs <- s.reconcile(relayCtx) }()
-	var rwg sync.WaitGroup
-	for _, r := range s.runners {
-		rwg.Add(1)
-		go func() { defer rwg.Done(); errs <- r.Run(ctx) }()
+	if q := s.tp.queue; q != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := q.Run(relayCtx); err != nil && !errors.Is(err, context.Canceled) {
+				errs <- err
+			}
+		}()
 	}
+	if s.respond != nil {
+		if err := s.respond.Start(relayCtx); err != nil {
+			return err
+		}
+	}
+	if err := s.advisory.Start(relayCtx); err != nil {
+		return err
+	}
+	var rwg sync.WaitGroup
+	rwg.Add(1)
+	go func() { defer rwg.Done(); errs <- s.runner.Run(ctx) }()
 	s.ready.Store(true)
 	s.metrics.ready.Set(1)
-	s.cfg.Logger.Info("worker ready", slog.String("instance", s.cfg.Instance))
+	s.cfg.Logger.Info("worker ready", slog.String("instance", s.cfg.Instance), slog.String("geocoder", s.geocoderName()))
 	<-ctx.Done()
 	s.ready.Store(false)
 	s.metrics.ready.Set(0)
-	rwg.Wait() // consumers drained: in-flight work finished and acked
+	if s.respond != nil {
+		errs <- s.respond.Stop()
+	}
+	rwg.Wait() // the consumer drained: in-flight work finished and acked
+	errs <- s.advisory.Stop()
 	stopRelay()
 	wg.Wait()
 	close(errs)
@@ -251,6 +324,14 @@ func (s *Server) Run(ctx context.Context) error {
 		all = append(all, e)
 	}
 	return errors.Join(all...)
+}
+
+// geocoderName is the configured labeler's geocoder, for the logs.
+func (s *Server) geocoderName() string {
+	if s.tp.labeler == nil {
+		return GeocoderNone
+	}
+	return s.tp.labeler.Name()
 }
 
 // ensure creates the streams, waiting for NATS to come up.

@@ -72,8 +72,8 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 	progress()
 
 	present := presentStages(st, a.Stages)
-	if w.labeler != nil && len(present) > 0 {
-		w.label(ctx, j, present)
+	if unlabelled := unlabelledStages(st); len(unlabelled) > 0 {
+		w.label(ctx, j, "labels", unlabelled)
 		progress()
 	}
 
@@ -115,21 +115,58 @@ func (w *Workers) record(ctx context.Context, j job.Job, step string, c trip.Rec
 	return err
 }
 
-// label asks the labeler and records what it answered. Labels are best
-// effort: a geocoder that is down leaves the stages unlabelled (they fill
-// in on a later analysis) and never fails the analysis.
-func (w *Workers) label(ctx context.Context, j job.Job, stages []trip.Stage) {
-	labels, err := w.labeler.Labels(ctx, stages)
-	if err != nil || len(labels) == 0 {
+// label asks the labeler for the stages that have no labels yet (so stages
+// whose labels were lost with a worker, or were unavailable, are labelled
+// again by the next analysis) and records what it answered. Labels never
+// fail the analysis: when they cannot be produced (no geocoder, the geocoder
+// down) LabelsUnavailable records why, and progress says "unavailable"
+// instead of "pending" forever.
+func (w *Workers) label(ctx context.Context, j job.Job, step string, stages []trip.Stage) {
+	geocoder, reason := "", "no geocoder is configured"
+	var labels []trip.StageLabel
+	var err error
+	if w.labeler != nil {
+		geocoder = w.labeler.Name()
+		labels, err = w.labeler.Labels(ctx, j.TripID, stages)
+		if err == nil && len(labels) == 0 {
+			return // a progressive labeler: the labels arrive through its sink
+		}
 		if err != nil {
+			reason = "geocoder unavailable: " + err.Error()
 			w.logger.Warn("labels unavailable", slog.String("trip_id", j.TripID.String()), slog.Any("error", err))
 		}
-		return
 	}
-	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, trip.RecordLabels{Labels: labels, Geocoder: w.labeler.Name()}, options(j, "labels", j.ComputedFor))
+	var cmd trip.Command = trip.RecordLabels{Labels: labels, Geocoder: geocoder}
+	if w.labeler == nil || err != nil {
+		refs := make([]trip.StageRef, len(stages))
+		for i, s := range stages {
+			refs[i] = trip.StageRef{Index: s.Index, ContentHash: s.ContentHash}
+		}
+		cmd = trip.RecordLabelsUnavailable{Stages: refs, Reason: reason, Geocoder: geocoder}
+	}
+	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, step, j.ComputedFor))
 	if err != nil && !isDuplicate(err) {
 		w.logger.Warn("recording labels failed", slog.String("trip_id", j.TripID.String()), slog.Any("error", err))
 	}
+}
+
+// Relabel labels again the stages of the analysis job's trip that still
+// have none — the reconciler's remedy for labels lost with a worker (the
+// Nominatim queue is in memory). step makes the recorded event ids distinct
+// per attempt.
+func (w *Workers) Relabel(ctx context.Context, j job.Job, step string, stages []trip.Stage) {
+	w.label(ctx, j, step, stages)
+}
+
+// unlabelledStages are the trip's stages no geocoder has answered for yet.
+func unlabelledStages(st trip.State) []trip.Stage {
+	var out []trip.Stage
+	for _, s := range st.Stages {
+		if !s.Labelled {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // offlineResult is what the offline rules found, by stage content.

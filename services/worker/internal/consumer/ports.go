@@ -3,6 +3,8 @@ package consumer
 import (
 	"context"
 
+	"github.com/google/uuid"
+
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 )
@@ -31,13 +33,25 @@ type Tour struct {
 }
 
 // Labeler names stage ends (the configured geocoder: the gazetteer by
-// default, Nominatim through the paced queue). It answers the labels it has;
-// stages it cannot label yet are left out (they fill in later).
+// default, Nominatim through the paced queue). A synchronous labeler (the
+// gazetteer) answers every stage at once; a progressive one (Nominatim)
+// answers none now and delivers the labels later through its own sink. An
+// error means the labels cannot be produced now: the analysis records them
+// unavailable with the error as the reason, never "pending" forever.
 type Labeler interface {
 	// Name is the geocoder recorded with the labels ("gazetteer").
 	Name() string
-	// Labels returns start and end labels for the given stages.
-	Labels(ctx context.Context, stages []trip.Stage) ([]trip.StageLabel, error)
+	// Labels returns start and end labels for the given stages of the trip
+	// (an empty name: the geocoder knows no place there).
+	Labels(ctx context.Context, tripID uuid.UUID, stages []trip.Stage) ([]trip.StageLabel, error)
+}
+
+// AccommodationFinder searches places to sleep near stage ends (an
+// Overpass-compatible endpoint, shortlisted by alert.Shortlist).
+type AccommodationFinder interface {
+	// FindAccommodations returns the shortlist of each stage, keyed by the
+	// stage's content hash, searching radiusM around its end.
+	FindAccommodations(ctx context.Context, t trip.State, stages []trip.Stage, radiusM int) (map[string][]trip.Accommodation, error)
 }
 
 // Provider is a data provider (an Overpass-compatible endpoint, Open-Meteo)

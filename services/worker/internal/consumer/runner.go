@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,10 +21,9 @@ type Handler interface {
 	RecordFailure(ctx context.Context, j job.Job, cause error, retryable bool) error
 }
 
-// RunnerConfig shapes the consumer of one job kind.
+// RunnerConfig shapes the worker's one durable consumer on JOBS.
 type RunnerConfig struct {
 	JS      jetstream.JetStream
-	Kind    job.Kind
 	Handler Handler
 	// Concurrency is the pool size and the client prefetch (≈ local
 	// concurrency: the default 500 prefetch causes redelivery storms).
@@ -37,7 +37,8 @@ type RunnerConfig struct {
 	Observe func(k job.Kind, a Action, d time.Duration)
 }
 
-// Runner consumes one kind of job with a bounded pool.
+// Runner consumes every kind of job (jobs.>) with one bounded pool and
+// dispatches each by its subject's kind.
 type Runner struct {
 	cfg RunnerConfig
 }
@@ -47,8 +48,6 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	switch {
 	case cfg.JS == nil:
 		return nil, fmt.Errorf("consumer: RunnerConfig.JS is nil")
-	case !cfg.Kind.Valid():
-		return nil, fmt.Errorf("consumer: RunnerConfig.Kind %q is not a job kind", cfg.Kind)
 	case cfg.Handler == nil:
 		return nil, fmt.Errorf("consumer: RunnerConfig.Handler is nil")
 	case cfg.Concurrency < 1 || cfg.Concurrency > 256:
@@ -69,16 +68,17 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 // Run consumes until ctx ends, then drains: it stops fetching, lets the
 // jobs already handed out finish and be acked, and returns.
 func (r *Runner) Run(ctx context.Context) error {
-	cons, err := r.cfg.JS.CreateOrUpdateConsumer(ctx, stream.Jobs, r.cfg.Consumer.ConsumerConfig(r.cfg.Kind))
+	cc := r.cfg.Consumer.ConsumerConfig()
+	cons, err := r.cfg.JS.CreateOrUpdateConsumer(ctx, stream.Jobs, cc)
 	if err != nil {
-		return fmt.Errorf("consumer %s: %w", r.cfg.Kind, err)
+		return fmt.Errorf("consumer %s: %w", cc.Durable, err)
 	}
 	// Work outlives ctx during the drain, bounded by DrainTimeout.
 	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
 	sem := make(chan struct{}, r.cfg.Concurrency)
 	var wg sync.WaitGroup
-	cc, err := cons.Consume(func(msg jetstream.Msg) {
+	consumed, err := cons.Consume(func(msg jetstream.Msg) {
 		sem <- struct{}{} // the Consume callback runs one at a time: block here, bounded
 		wg.Add(1)
 		go func() {
@@ -89,17 +89,17 @@ func (r *Runner) Run(ctx context.Context) error {
 		jetstream.PullMaxMessages(r.cfg.Concurrency),
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 			if !errors.Is(err, jetstream.ErrNoHeartbeat) {
-				r.cfg.Logger.Debug("consume", slog.String("kind", string(r.cfg.Kind)), slog.Any("error", err))
+				r.cfg.Logger.Debug("consume", slog.String("consumer", cc.Durable), slog.Any("error", err))
 			}
 		}))
 	if err != nil {
-		return fmt.Errorf("consumer %s: consume: %w", r.cfg.Kind, err)
+		return fmt.Errorf("consumer %s: consume: %w", cc.Durable, err)
 	}
 	<-ctx.Done()
-	cc.Drain()
+	consumed.Drain()
 	done := make(chan struct{})
 	go func() {
-		<-cc.Closed()
+		<-consumed.Closed()
 		wg.Wait()
 		close(done)
 	}()
@@ -124,8 +124,12 @@ func (r *Runner) process(ctx context.Context, msg jetstream.Msg) {
 	if err == nil {
 		err = r.work(ctx, j, msg)
 	}
+	kind := j.Kind
+	if kind == "" {
+		kind = job.Kind(subjectKind(msg.Subject()))
+	}
 	d := Decide(err, delivered, stream.MaxDeliver)
-	log := r.cfg.Logger.With(slog.String("kind", string(r.cfg.Kind)), slog.String("trip_id", j.TripID.String()),
+	log := r.cfg.Logger.With(slog.String("kind", string(kind)), slog.String("trip_id", j.TripID.String()),
 		slog.String("correlation_id", j.RequestEventID.String()), slog.Uint64("delivery", delivered), slog.String("action", d.Action.String()))
 	switch d.Action {
 	case Ack:
@@ -149,14 +153,14 @@ func (r *Runner) process(ctx context.Context, msg jetstream.Msg) {
 		log.Warn("settling the job message failed (it will be redelivered)", slog.Any("error", err))
 	}
 	if r.cfg.Observe != nil {
-		r.cfg.Observe(r.cfg.Kind, d.Action, time.Since(start))
+		r.cfg.Observe(kind, d.Action, time.Since(start))
 	}
 }
 
 // work runs the handler while a ticker tells JetStream it is in progress.
 func (r *Runner) work(ctx context.Context, j job.Job, msg jetstream.Msg) error {
-	if j.Kind != r.cfg.Kind {
-		return fmt.Errorf("%w: a %s job on the %s consumer", job.ErrInvalidJob, j.Kind, r.cfg.Kind)
+	if k := subjectKind(msg.Subject()); k != string(j.Kind) {
+		return fmt.Errorf("%w: a %s job on subject %s", job.ErrInvalidJob, j.Kind, msg.Subject())
 	}
 	stop := make(chan struct{})
 	defer close(stop)
@@ -180,4 +184,13 @@ func (r *Runner) work(ctx context.Context, j job.Job, msg jetstream.Msg) error {
 		}
 	}
 	return r.cfg.Handler.Handle(ctx, j, progress)
+}
+
+// subjectKind is the kind token of a job subject (jobs.<kind>.<tripID>).
+func subjectKind(subject string) string {
+	parts := strings.Split(subject, ".")
+	if len(parts) != 3 || parts[0] != job.SubjectPrefix {
+		return ""
+	}
+	return parts[1]
 }

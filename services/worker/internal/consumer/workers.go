@@ -21,6 +21,7 @@ type Workers struct {
 	fetcher   RouteFetcher
 	labeler   Labeler
 	providers []Provider
+	finder    AccommodationFinder
 	logger    *slog.Logger
 
 	zonesOnce sync.Once
@@ -28,18 +29,21 @@ type Workers struct {
 	zonesErr  error
 }
 
-// WorkersConfig configures the handlers. Fetcher, Labeler, Providers and
-// Zones are optional: without a fetcher URL imports fail as
-// source_unavailable, without a labeler stages stay unlabelled, without
-// providers their families are not_configured, and without Zones the
-// offline time-zone finder is built on the first dated trip.
+// WorkersConfig configures the handlers. Fetcher, Labeler, Providers,
+// Accommodations and Zones are optional: without a fetcher URL imports fail
+// as source_unavailable, without a labeler the labels are recorded
+// unavailable ("no geocoder is configured"), without providers their
+// families are not_configured, without Accommodations a search records
+// not_configured, and without Zones the offline time-zone finder is built
+// on the first dated trip.
 type WorkersConfig struct {
-	Trips     *tripstore.Store
-	Fetcher   RouteFetcher
-	Labeler   Labeler
-	Providers []Provider
-	Zones     alert.ZoneFinder
-	Logger    *slog.Logger
+	Trips          *tripstore.Store
+	Fetcher        RouteFetcher
+	Labeler        Labeler
+	Providers      []Provider
+	Accommodations AccommodationFinder
+	Zones          alert.ZoneFinder
+	Logger         *slog.Logger
 }
 
 // NewWorkers validates cfg.
@@ -57,7 +61,7 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 			}
 		}
 	}
-	w := &Workers{trips: cfg.Trips, fetcher: cfg.Fetcher, labeler: cfg.Labeler, providers: cfg.Providers, logger: cfg.Logger, zones: cfg.Zones}
+	w := &Workers{trips: cfg.Trips, fetcher: cfg.Fetcher, labeler: cfg.Labeler, providers: cfg.Providers, finder: cfg.Accommodations, logger: cfg.Logger, zones: cfg.Zones}
 	if w.logger == nil {
 		w.logger = slog.New(slog.DiscardHandler)
 	}
@@ -77,12 +81,14 @@ func (w *Workers) Handle(ctx context.Context, j job.Job, progress func()) error 
 		return w.computeStages(ctx, j, progress)
 	case job.KindAnalysis:
 		return w.analyse(ctx, j, progress)
+	case job.KindAccommodations:
+		return w.searchAccommodations(ctx, j, progress)
 	}
 	return fmt.Errorf("%w: kind %q", job.ErrInvalidJob, j.Kind)
 }
 
 // RecordFailure appends the job's terminal failure event (RouteImportFailed,
-// StagesFailed or AnalysisFailed). Its id is derived too, so two workers
+// StagesFailed, AnalysisFailed, or AccommodationsFound marked unavailable). Its id is derived too, so two workers
 // giving up on the same request record one failure.
 func (w *Workers) RecordFailure(ctx context.Context, j job.Job, cause error, retryable bool) error {
 	switch j.Kind {
@@ -92,6 +98,8 @@ func (w *Workers) RecordFailure(ctx context.Context, j job.Job, cause error, ret
 		return w.stagesFailed(ctx, j, cause, retryable)
 	case job.KindAnalysis:
 		return w.analysisFailed(ctx, j, cause, retryable)
+	case job.KindAccommodations:
+		return w.accommodationsFailed(ctx, j, cause)
 	}
 	return fmt.Errorf("%w: kind %q", job.ErrInvalidJob, j.Kind)
 }

@@ -36,6 +36,11 @@ type QueueOptions struct {
 	KeepDone time.Duration
 	// Logger receives sink failures and outages. Default slog.Default().
 	Logger *slog.Logger
+	// Unavailable, when set, is told once per outage which stages of a trip
+	// are left without labels (the worker records LabelsUnavailable), so
+	// progress says "unavailable" with the reason rather than "pending"; the
+	// queue keeps the work and the labels fill in after the outage.
+	Unavailable func(ctx context.Context, tripID, geocoder, reason string, stages []StageEnds)
 }
 
 // Queue runs one process's calls to a geocoder one at a time: interactive
@@ -350,11 +355,19 @@ func (q *Queue) resolve(ctx context.Context, job work) {
 	}
 
 	q.mu.Lock()
+	type stranded struct {
+		tripID, reason string
+		stages         []StageEnds
+	}
+	var newlyUnavailable []stranded
 	if outage {
 		retry := max(q.opt.LabelRetry, RetryAfter(err))
 		q.pausedUntil, q.pauseReason = q.now().Add(retry), err.Error()
 		for _, id := range q.ring {
 			w := q.trips[id]
+			if w.progress.State != LabelsUnavailable {
+				newlyUnavailable = append(newlyUnavailable, stranded{id, "geocoder unavailable: " + err.Error(), w.unsent()})
+			}
 			w.progress.State, w.progress.Reason, w.progress.RetryAt = LabelsUnavailable, "geocoder unavailable: "+err.Error(), q.pausedUntil
 		}
 		q.log.Warn("geocode: labels paused", "geocoder", q.g.Name(), "retry_in", retry, "error", err)
@@ -382,11 +395,27 @@ func (q *Queue) resolve(ctx context.Context, job work) {
 	}
 	q.mu.Unlock()
 
+	if q.opt.Unavailable != nil {
+		for _, u := range newlyUnavailable {
+			q.opt.Unavailable(ctx, u.tripID, q.g.Name(), u.reason, u.stages)
+		}
+	}
 	if len(batch) > 0 {
 		if err := q.sink(ctx, tripID, q.g.Name(), batch); err != nil {
 			q.log.Error("geocode: delivering labels failed", "trip_id", tripID, "stages", len(batch), "error", err)
 		}
 	}
+}
+
+// unsent are the stages not delivered yet. Called with the queue's mu held.
+func (w *tripWork) unsent() []StageEnds {
+	var out []StageEnds
+	for i, s := range w.stages {
+		if !w.sent[i] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // ready returns the completed, undelivered stages when there are at least

@@ -128,7 +128,7 @@ func (r *Responder) dispatch(m *nats.Msg, serve func(context.Context, []byte) ([
 	select {
 	case r.sem <- struct{}{}:
 	default:
-		r.respond(m, nil, &queueFullError{after: 2 * time.Second})
+		r.respond(m, nil, &queueFullError{after: 2 * time.Second}, false)
 		return
 	}
 	r.wg.Add(1)
@@ -137,13 +137,22 @@ func (r *Responder) dispatch(m *nats.Msg, serve func(context.Context, []byte) ([
 		defer func() { <-r.sem }()
 		ctx, cancel := context.WithTimeout(r.ctx, r.opt.MaxWait)
 		defer cancel()
+		ctx, note := withCacheNote(ctx)
 		body, err := serve(ctx, m.Data)
-		r.respond(m, body, err)
+		r.respond(m, body, err, note.hit())
 	}()
 }
 
-func (r *Responder) respond(m *nats.Msg, body []byte, err error) {
+// respond replies; a successful reply says whether it came from the shared
+// cache (HeaderCache), so the API charges the caller's quota on misses only.
+func (r *Responder) respond(m *nats.Msg, body []byte, err error, cached bool) {
 	reply := &nats.Msg{Subject: m.Reply, Data: body, Header: nats.Header{}}
+	if err == nil {
+		reply.Header.Set(HeaderCache, "miss")
+		if cached {
+			reply.Header.Set(HeaderCache, "hit")
+		}
+	}
 	if err != nil {
 		code, after := ReplyError(err)
 		reply.Data = []byte(err.Error())

@@ -20,15 +20,18 @@ const (
 	KindStages Kind = "stages"
 	// KindAnalysis evaluates the alert rules of the requested stages.
 	KindAnalysis Kind = "analysis"
+	// KindAccommodations searches accommodations near stage ends
+	// (AccommodationsRequested) and records AccommodationsFound.
+	KindAccommodations Kind = "accommodations"
 )
 
 // Kinds lists every kind, in pipeline order.
-func Kinds() []Kind { return []Kind{KindImport, KindStages, KindAnalysis} }
+func Kinds() []Kind { return []Kind{KindImport, KindStages, KindAnalysis, KindAccommodations} }
 
 // Valid reports whether k is one of Kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case KindImport, KindStages, KindAnalysis:
+	case KindImport, KindStages, KindAnalysis, KindAccommodations:
 		return true
 	}
 	return false
@@ -47,8 +50,9 @@ func Subject(k Kind, tripID uuid.UUID) string {
 	return SubjectPrefix + "." + string(k) + "." + tripID.String()
 }
 
-// FilterSubject selects every job of a kind (one durable consumer per kind:
-// work-queue streams refuse overlapping consumers).
+// FilterSubject selects every job of a kind (the worker's one durable
+// consumer takes jobs.> and dispatches by kind; this names one kind's share,
+// for inspection).
 func FilterSubject(k Kind) string {
 	return SubjectPrefix + "." + string(k) + ".>"
 }
@@ -81,7 +85,8 @@ type Job struct {
 	RequestEventID uuid.UUID `json:"requestEventId"`
 	// ComputedFor says what the work is for: the analysis id for analysis
 	// jobs, the pacing settings hash for a settings change, the route hash
-	// for an imported route, the source URL for an import.
+	// for an imported route, the source URL for an import, the radius in
+	// metres for an accommodations search.
 	ComputedFor string `json:"computedFor,omitempty"`
 }
 
@@ -102,7 +107,7 @@ func (j Job) Validate() error {
 	case j.TripID == uuid.Nil:
 		return fmt.Errorf("%w: tripId is missing", ErrInvalidJob)
 	case !j.Kind.Valid():
-		return fmt.Errorf("%w: kind %q is not one of import, stages, analysis", ErrInvalidJob, j.Kind)
+		return fmt.Errorf("%w: kind %q is not one of import, stages, analysis, accommodations", ErrInvalidJob, j.Kind)
 	case j.RequestEventID == uuid.Nil:
 		return fmt.Errorf("%w: requestEventId is missing", ErrInvalidJob)
 	}

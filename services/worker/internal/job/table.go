@@ -1,6 +1,10 @@
 package job
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/roadbook/roadbook/eventstore"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	"github.com/roadbook/roadbook/services/api/tripstore"
@@ -15,6 +19,7 @@ import (
 //   - TripDuplicated without stages   → stages
 //   - AnalysisRequested               → analysis (trip.Decide appends it after
 //     StagesComputed and after every edit, so analysis is mapped from it only)
+//   - AccommodationsRequested         → accommodations
 //
 // Events of other streams and every other type need no work. ok is false
 // when the event needs none.
@@ -41,8 +46,44 @@ func For(ev eventstore.RecordedEvent) (Job, bool) {
 		j.Kind, j.ComputedFor = KindStages, p.GetRoute().GetRouteHash()
 	case *eventsv1.AnalysisRequested:
 		j.Kind, j.ComputedFor = KindAnalysis, p.GetAnalysisId()
+	case *eventsv1.AccommodationsRequested:
+		j.Kind, j.ComputedFor = KindAccommodations, AccommodationsFor(int(p.GetRadiusM()), p.GetStageIndexes())
 	default:
 		return Job{}, false
 	}
 	return j, true
+}
+
+// AccommodationsFor is the ComputedFor of an accommodations job: the radius
+// in metres, then "/" and the stage indexes when the request named some
+// ("5000", "8000/0,2").
+func AccommodationsFor(radiusM int, stageIndexes []uint32) string {
+	out := strconv.Itoa(radiusM)
+	for i, x := range stageIndexes {
+		sep := ","
+		if i == 0 {
+			sep = "/"
+		}
+		out += sep + strconv.FormatUint(uint64(x), 10)
+	}
+	return out
+}
+
+// ParseAccommodationsFor reads AccommodationsFor back.
+func ParseAccommodationsFor(s string) (radiusM int, stageIndexes []int, err error) {
+	r, idx, _ := strings.Cut(s, "/")
+	if radiusM, err = strconv.Atoi(r); err != nil {
+		return 0, nil, fmt.Errorf("%w: accommodations computedFor %q has no radius", ErrInvalidJob, s)
+	}
+	if idx == "" {
+		return radiusM, nil, nil
+	}
+	for _, x := range strings.Split(idx, ",") {
+		i, err := strconv.Atoi(x)
+		if err != nil || i < 0 {
+			return 0, nil, fmt.Errorf("%w: accommodations computedFor %q has a bad stage index", ErrInvalidJob, s)
+		}
+		stageIndexes = append(stageIndexes, i)
+	}
+	return radiusM, stageIndexes, nil
 }

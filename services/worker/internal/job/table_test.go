@@ -32,6 +32,7 @@ func TestFor(t *testing.T) {
 		{"a copy without stages is paced", "trip-" + trip.String(), &eventsv1.TripDuplicated{Route: &eventsv1.RouteImported{RouteHash: hash}}, KindStages, true},
 		{"a copy with stages needs nothing", "trip-" + trip.String(), &eventsv1.TripDuplicated{Route: &eventsv1.RouteImported{RouteHash: hash}, Stages: &eventsv1.StagesComputed{}}, "", false},
 		{"an analysis request is analysed", "trip-" + trip.String(), &eventsv1.AnalysisRequested{AnalysisId: trip.String()}, KindAnalysis, true},
+		{"an accommodations request is searched", "trip-" + trip.String(), &eventsv1.AccommodationsRequested{RadiusM: 5000}, KindAccommodations, true},
 		{"computed stages map to nothing (Decide requests the analysis)", "trip-" + trip.String(), &eventsv1.StagesComputed{}, "", false},
 		{"another aggregate's stream maps to nothing", "other-1", &eventsv1.RouteImported{RouteHash: hash}, "", false},
 	}

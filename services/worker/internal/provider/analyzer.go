@@ -52,6 +52,10 @@ type Analyzer struct {
 	Weather *OpenMeteo
 	// Enabled are the accommodation types the trip wants (nil = all).
 	Enabled []alert.AccommodationType
+	// SkipAccommodations leaves the shortlists to their own job
+	// (AccommodationsRequested): the analysis then asks Overpass only for
+	// the POIs of the gap rules.
+	SkipAccommodations bool
 }
 
 // Analyze runs both families over the stages. A provider failure marks its
@@ -85,18 +89,13 @@ func (a *Analyzer) osm(ctx context.Context, stages []Stage) ([]alert.Alert, map[
 		if s.RestDay {
 			continue
 		}
-		cands, err := a.Overpass.Accommodations(ctx, s.End, AccommodationRadiusM)
-		if err == nil && len(cands) == 0 {
-			cands, err = a.Overpass.Accommodations(ctx, s.End, AccommodationRescanRadiusM)
+		if !a.SkipAccommodations {
+			shortlist, err := a.Shortlist(ctx, s, AccommodationRadiusM)
+			if err != nil {
+				return nil, nil, alert.Unavailable(alert.FamilyOSM, unavailableReason("overpass", err))
+			}
+			accs[s.Index] = shortlist
 		}
-		if err != nil {
-			return nil, nil, alert.Unavailable(alert.FamilyOSM, unavailableReason("overpass", err))
-		}
-		var month time.Month
-		if !s.Date.IsZero() {
-			month = s.Date.Month()
-		}
-		accs[s.Index] = alert.Shortlist(cands, a.Enabled, month)
 
 		line, at := sample(s.Points, sampleSpacingM)
 		if len(line) < 2 {
@@ -109,6 +108,24 @@ func (a *Analyzer) osm(ctx context.Context, stages []Stage) ([]alert.Alert, map[
 		alerts = append(alerts, gapAlerts(s.Index, line, at, pois)...)
 	}
 	return alerts, accs, alert.Evaluated(alert.FamilyOSM)
+}
+
+// Shortlist searches accommodations radiusM around the stage's end
+// (re-scanning up to AccommodationRescanRadiusM when nothing was found) and
+// ranks them (alert.Shortlist, ≤ 5). Overpass must be set.
+func (a *Analyzer) Shortlist(ctx context.Context, s Stage, radiusM float64) ([]alert.Accommodation, error) {
+	cands, err := a.Overpass.Accommodations(ctx, s.End, radiusM)
+	if err == nil && len(cands) == 0 && radiusM < AccommodationRescanRadiusM {
+		cands, err = a.Overpass.Accommodations(ctx, s.End, AccommodationRescanRadiusM)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var month time.Month
+	if !s.Date.IsZero() {
+		month = s.Date.Month()
+	}
+	return alert.Shortlist(cands, a.Enabled, month), nil
 }
 
 func (a *Analyzer) weather(ctx context.Context, stages []Stage) ([]alert.Alert, alert.Availability) {

@@ -37,6 +37,11 @@ type Config struct {
 	Reader   string
 	Clock    func() time.Time
 	Logger   *slog.Logger
+	// Relabel, when set, is asked to label again the stages of a finished
+	// analysis's trip that still have no labels and no recorded
+	// unavailability after the deadline: labels in flight in a worker's
+	// in-memory queue die with it. attempt is distinct per call.
+	Relabel func(ctx context.Context, j job.Job, attempt string, stages []trip.Stage)
 }
 
 // Reconciler watches requests and re-enqueues the stuck ones.
@@ -130,11 +135,17 @@ func (r *Reconciler) Pass(ctx context.Context) (int, error) {
 		if now.Sub(it.at) < r.cfg.Deadline || now.Sub(it.requeued) < r.cfg.Deadline {
 			continue
 		}
-		waiting, err := r.waiting(ctx, it.job)
+		st, found, err := r.load(ctx, it.job)
 		if err != nil {
 			return requeued, err
 		}
-		if !waiting {
+		if !found || !Waiting(st, it.job) {
+			if pending := PendingLabels(st); found && it.job.Kind == job.KindAnalysis && r.cfg.Relabel != nil && len(pending) > 0 {
+				it.requeued = now
+				r.cfg.Relabel(ctx, it.job, "relabel:"+strconv.FormatInt(now.UnixNano(), 10), pending)
+				r.cfg.Logger.Info("labelled again stages left without labels", slog.String("trip_id", it.job.TripID.String()), slog.Int("stages", len(pending)))
+				continue
+			}
 			delete(r.watched, id)
 			continue
 		}
@@ -169,17 +180,28 @@ func (r *Reconciler) watermark() eventstore.Cursor {
 	return items[0].before
 }
 
-// waiting asks the folded trip whether the job's computation is still
-// requested (no terminal event yet).
-func (r *Reconciler) waiting(ctx context.Context, j job.Job) (bool, error) {
+// load folds the job's trip; found is false when it is gone.
+func (r *Reconciler) load(ctx context.Context, j job.Job) (st trip.State, found bool, err error) {
 	l, err := r.cfg.Trips.Load(ctx, tripstore.System(), j.TripID)
 	if errors.Is(err, trip.ErrNotFound) {
-		return false, nil
+		return trip.State{}, false, nil
 	}
 	if err != nil {
-		return false, err
+		return trip.State{}, false, err
 	}
-	return Waiting(l.State, j), nil
+	return l.State, true, nil
+}
+
+// PendingLabels are the stages with neither labels nor a recorded reason
+// why they have none.
+func PendingLabels(st trip.State) []trip.Stage {
+	var out []trip.Stage
+	for _, s := range st.Stages {
+		if !s.Labelled && s.LabelsUnavailable == "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Waiting reports whether the trip still waits for the job's computation.

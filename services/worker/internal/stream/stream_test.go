@@ -22,11 +22,24 @@ func TestOptions(t *testing.T) {
 		events := o.EventsConfig()
 		require.Equal(t, jetstream.LimitsPolicy, events.Retention)
 		require.Equal(t, 24*time.Hour, events.MaxAge)
-		c := DefaultConsumerOptions().ConsumerConfig("stages")
+		c := DefaultConsumerOptions().ConsumerConfig()
 		require.Equal(t, 5, c.MaxDeliver)
 		require.Equal(t, jetstream.AckExplicitPolicy, c.AckPolicy)
 		require.Empty(t, c.BackOff, "a BackOff list would replace AckWait for redeliveries")
-		require.Equal(t, "jobs.stages.>", c.FilterSubject)
+		require.Equal(t, "jobs.>", c.FilterSubject, "one durable consumer covers every kind, so KEDA sees the whole backlog")
+		require.Equal(t, "roadbook-worker", c.Durable)
+		require.Equal(t, "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.JOBS.roadbook-worker", DefaultConsumerOptions().MaxDeliveriesSubject())
+	})
+	t.Run("the consumer name is configurable and checked", func(t *testing.T) {
+		t.Parallel()
+		o := DefaultConsumerOptions()
+		o.Durable = "roadbook-worker-blue"
+		require.NoError(t, o.Validate())
+		require.Equal(t, "roadbook-worker-blue", o.ConsumerConfig().Durable)
+		o.Durable = "jobs.>"
+		var oe *OptionError
+		require.ErrorAs(t, o.Validate(), &oe)
+		require.Equal(t, "Durable", oe.Field)
 	})
 	t.Run("a short dedup window is refused naming the option", func(t *testing.T) {
 		t.Parallel()

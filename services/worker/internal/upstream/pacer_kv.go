@@ -12,12 +12,15 @@ import (
 
 // KVPacer grants one slot per interval to the WHOLE application: every
 // replica connected to the same NATS shares one key in a JetStream KV bucket
-// holding the next allowed send time (Unix nanoseconds). A caller reads the
-// key, reserves slot = max(now, next) by writing slot+interval with a
-// compare-and-swap on the key's revision (KV Create/Update), retries on a
-// conflict, then sleeps until its slot. Within a process, callers queue on a
-// local semaphore first, so at most one reservation per process is pending
-// and the KV sees little contention.
+// holding the time of the last send (Unix nanoseconds). A caller reads the
+// key; while last+interval is in the future it sleeps and reads again; once
+// it is due, it claims the send by writing "now" with a compare-and-swap on
+// the key's revision (KV Create/Update) and sends at once. Claiming at the
+// moment of sending — not reserving a future slot and sleeping towards it —
+// means a caller that wakes late under load cannot end up closer to the next
+// caller than the interval: lateness only delays its own claim. Within a
+// process, callers queue on a local semaphore first, so at most one claim per
+// process is pending and the KV sees little contention.
 //
 // Replicas compare the stored time with their own clocks, so clock skew
 // between hosts eats into the margin: pace with room (Nominatim: ≥ 1.1 s for
@@ -71,50 +74,82 @@ func (p *KVPacer) Wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 	defer func() { <-p.sem }()
-	slot, err := p.reserve(ctx)
-	if err != nil {
-		return err
-	}
-	return sleepUntil(ctx, slot)
+	_, err := p.claim(ctx)
+	return err
 }
 
-// reserve claims the next slot with a CAS loop on the shared key.
-func (p *KVPacer) reserve(ctx context.Context) (time.Time, error) {
+// maxClaimLag bounds how stale a claim may be when its caller sends. Other
+// replicas measure the interval from the claimed time, so a compare-and-swap
+// that took long under load would let this send land closer than the interval
+// to the next one; such a claim is moved forward (rewritten with a fresh time
+// on our own revision) before sending.
+const maxClaimLag = 50 * time.Millisecond
+
+// maxClaimRewrites bounds those rewrites, so a NATS server slow for every
+// write cannot hold a caller forever; the interval's own slack covers the
+// last one.
+const maxClaimRewrites = 8
+
+// claim waits until the interval since the last send has passed, then
+// records this send with a CAS loop on the shared key, returning the time it
+// claimed.
+func (p *KVPacer) claim(ctx context.Context) (time.Time, error) {
+	var (
+		mine     bool   // the key holds our own claim
+		mineRev  uint64 // its revision
+		rewrites int
+	)
 	for {
 		if err := ctx.Err(); err != nil {
 			return time.Time{}, err
 		}
-		entry, err := p.kv.Get(ctx, p.key)
-		var next time.Time
-		var rev uint64
-		switch {
-		case errors.Is(err, jetstream.ErrKeyNotFound):
-		case err != nil:
-			return time.Time{}, fmt.Errorf("pacer %q: read: %w", p.key, err)
-		default:
-			rev = entry.Revision()
-			if v := entry.Value(); len(v) == 8 {
-				next = time.Unix(0, int64(binary.BigEndian.Uint64(v)))
+		var (
+			last time.Time
+			rev  uint64
+		)
+		if mine {
+			rev = mineRev
+		} else {
+			entry, err := p.kv.Get(ctx, p.key)
+			switch {
+			case errors.Is(err, jetstream.ErrKeyNotFound):
+			case err != nil:
+				return time.Time{}, fmt.Errorf("pacer %q: read: %w", p.key, err)
+			default:
+				rev = entry.Revision()
+				if v := entry.Value(); len(v) == 8 {
+					last = time.Unix(0, int64(binary.BigEndian.Uint64(v)))
+				}
+			}
+			if due := last.Add(p.interval); !last.IsZero() && time.Now().Before(due) {
+				if err := sleepUntil(ctx, due); err != nil {
+					return time.Time{}, err
+				}
+				continue // read again: another replica may have claimed it
 			}
 		}
 		now := time.Now()
-		slot := next
-		if slot.Before(now) {
-			slot = now
-		}
-		val := binary.BigEndian.AppendUint64(nil, uint64(slot.Add(p.interval).UnixNano()))
+		val := binary.BigEndian.AppendUint64(nil, uint64(now.UnixNano()))
+		var (
+			newRev uint64
+			err    error
+		)
 		if rev == 0 {
-			_, err = p.kv.Create(ctx, p.key, val)
+			newRev, err = p.kv.Create(ctx, p.key, val)
 		} else {
-			_, err = p.kv.Update(ctx, p.key, val, rev)
+			newRev, err = p.kv.Update(ctx, p.key, val, rev)
 		}
-		if err == nil {
-			return slot, nil
+		switch {
+		case err == nil && (time.Since(now) <= maxClaimLag || rewrites >= maxClaimRewrites):
+			return now, nil
+		case err == nil:
+			mine, mineRev = true, newRev // slow write: move our claim forward
+			rewrites++
+		case isCASConflict(err):
+			mine = false
+		default:
+			return time.Time{}, fmt.Errorf("pacer %q: claim: %w", p.key, err)
 		}
-		if isCASConflict(err) {
-			continue
-		}
-		return time.Time{}, fmt.Errorf("pacer %q: reserve: %w", p.key, err)
 	}
 }
 

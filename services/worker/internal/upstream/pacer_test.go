@@ -13,7 +13,7 @@ import (
 func TestKVPacer(t *testing.T) {
 	t.Parallel()
 
-	t.Run("replicas sharing one key never get two slots closer than the interval", func(t *testing.T) {
+	t.Run("replicas sharing one key never claim two sends closer than the interval", func(t *testing.T) {
 		t.Parallel()
 		srv := startNATS(t)
 		ctx := context.Background()
@@ -29,7 +29,7 @@ func TestKVPacer(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range 30 {
 			wg.Go(func() {
-				slot, err := pacers[i%3].reserve(ctx)
+				slot, err := pacers[i%3].claim(ctx)
 				require.NoError(t, err)
 				mu.Lock()
 				slots = append(slots, slot)

@@ -151,6 +151,75 @@ func (x *LabelsResolved) GetGeocoder() string {
 	return ""
 }
 
+// LabelsUnavailable records that place names could not be produced for some
+// stages: no geocoder is configured, or the geocoder is down or refusing.
+// Progress then shows labels "unavailable" with the reason instead of
+// "pending" forever; a later LabelsResolved for the same content replaces it
+// (the queue retries on its own, and the next analysis labels again any stage
+// that has none).
+type LabelsUnavailable struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Content hashes of the stages left without labels.
+	StageContentHashes []string `protobuf:"bytes,1,rep,name=stage_content_hashes,json=stageContentHashes,proto3" json:"stage_content_hashes,omitempty"`
+	// Why, written by Roadbook (e.g. "geocoder unavailable: circuit open").
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Which geocoder was asked; empty when none is configured.
+	Geocoder      string `protobuf:"bytes,3,opt,name=geocoder,proto3" json:"geocoder,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LabelsUnavailable) Reset() {
+	*x = LabelsUnavailable{}
+	mi := &file_roadbook_events_v1_label_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LabelsUnavailable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LabelsUnavailable) ProtoMessage() {}
+
+func (x *LabelsUnavailable) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_events_v1_label_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LabelsUnavailable.ProtoReflect.Descriptor instead.
+func (*LabelsUnavailable) Descriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_label_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *LabelsUnavailable) GetStageContentHashes() []string {
+	if x != nil {
+		return x.StageContentHashes
+	}
+	return nil
+}
+
+func (x *LabelsUnavailable) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *LabelsUnavailable) GetGeocoder() string {
+	if x != nil {
+		return x.Geocoder
+	}
+	return ""
+}
+
 var File_roadbook_events_v1_label_proto protoreflect.FileDescriptor
 
 const file_roadbook_events_v1_label_proto_rawDesc = "" +
@@ -166,7 +235,12 @@ const file_roadbook_events_v1_label_proto_rawDesc = "" +
 	"\tend_label\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xff\x01R\bendLabel\"w\n" +
 	"\x0eLabelsResolved\x12@\n" +
 	"\x06labels\x18\x01 \x03(\v2\x1e.roadbook.events.v1.StageLabelB\b\xbaH\x05\x92\x01\x02\b\x01R\x06labels\x12#\n" +
-	"\bgeocoder\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\bgeocoderB\xd2\x01\n" +
+	"\bgeocoder\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\bgeocoder\"\xac\x01\n" +
+	"\x11LabelsUnavailable\x12N\n" +
+	"\x14stage_content_hashes\x18\x01 \x03(\tB\x1c\xbaH\x19\x92\x01\x16\b\x01\"\x12r\x102\x0e^[0-9a-f]{64}$R\x12stageContentHashes\x12\"\n" +
+	"\x06reason\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\x12#\n" +
+	"\bgeocoder\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\bgeocoderB\xd2\x01\n" +
 	"\x16com.roadbook.events.v1B\n" +
 	"LabelProtoP\x01ZBgithub.com/roadbook/roadbook/proto/gen/roadbook/events/v1;eventsv1\xa2\x02\x03REX\xaa\x02\x12Roadbook.Events.V1\xca\x02\x12Roadbook\\Events\\V1\xe2\x02\x1eRoadbook\\Events\\V1\\GPBMetadata\xea\x02\x14Roadbook::Events::V1b\x06proto3"
 
@@ -182,10 +256,11 @@ func file_roadbook_events_v1_label_proto_rawDescGZIP() []byte {
 	return file_roadbook_events_v1_label_proto_rawDescData
 }
 
-var file_roadbook_events_v1_label_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_roadbook_events_v1_label_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_roadbook_events_v1_label_proto_goTypes = []any{
-	(*StageLabel)(nil),     // 0: roadbook.events.v1.StageLabel
-	(*LabelsResolved)(nil), // 1: roadbook.events.v1.LabelsResolved
+	(*StageLabel)(nil),        // 0: roadbook.events.v1.StageLabel
+	(*LabelsResolved)(nil),    // 1: roadbook.events.v1.LabelsResolved
+	(*LabelsUnavailable)(nil), // 2: roadbook.events.v1.LabelsUnavailable
 }
 var file_roadbook_events_v1_label_proto_depIdxs = []int32{
 	0, // 0: roadbook.events.v1.LabelsResolved.labels:type_name -> roadbook.events.v1.StageLabel
@@ -207,7 +282,7 @@ func file_roadbook_events_v1_label_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_roadbook_events_v1_label_proto_rawDesc), len(file_roadbook_events_v1_label_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -60,6 +60,7 @@ func (c *Client) Search(ctx context.Context, query string, limit int) ([]geocode
 	if err != nil {
 		return nil, translate(err)
 	}
+	geocode.NoteCache(ctx, resp.Cached)
 	return parseSearch(resp.Body)
 }
 
@@ -77,6 +78,7 @@ func (c *Client) Reverse(ctx context.Context, lat, lon float64) (geocode.Place, 
 	if err != nil {
 		return geocode.Place{}, translate(err)
 	}
+	geocode.NoteCache(ctx, resp.Cached)
 	return parseReverse(resp.Body)
 }
 

@@ -1,0 +1,118 @@
+// Command bench-mcp measures the MCP service's get_trip against the read it
+// wraps: 100 concurrent MCP sessions (the go-sdk client over streamable
+// HTTP, protocol 2025-11-25, each with its own agent token) call get_trip on
+// a 30-stage trip for 20 s; then 100 concurrent Connect clients call
+// TripService.GetTrip on the same trip, directly on the API, for 20 s. Both
+// run in this process against one real stack: PostgreSQL store (a schema
+// of the run's own, dropped afterwards), embedded NATS, the API with auth
+// and validation, and the MCP service in front of it over loopback HTTP.
+// It prints
+//
+//	mcp get-trip calls_per_s=N p50_ms=A p99_ms=B api_direct_rps=M ratio=R
+//
+// where ratio = calls_per_s / api_direct_rps: the share of the API's own
+// read rate that survives the MCP layer (session handling, JSON-RPC, the
+// per-call service credential, the digest rebuilt as tool JSON).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"time"
+)
+
+func main() {
+	sessions := flag.Int("sessions", 100, "concurrent MCP sessions (and direct API clients)")
+	duration := flag.Duration("duration", 20*time.Second, "measuring time per phase")
+	stages := flag.Int("stages", 30, "stages of the trip")
+	fixture := flag.String("gpx", "../../testdata/long_brouter_oslo-trondheim_fastbike.gpx", "route of the trip")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the MCP phase to this file")
+	flag.Parse()
+	profile = *cpuProfile
+	if err := run(*sessions, *duration, *stages, *fixture); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// profile is the -cpuprofile path; empty means no profile.
+var profile string
+
+// startProfile starts a CPU profile into path (nothing when path is empty)
+// and returns the function that stops it.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
+}
+
+func run(sessions int, duration time.Duration, stageCount int, fixture string) error {
+	ctx := context.Background()
+	st, err := startStack(ctx, sessions)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	tripID, err := benchTrip(ctx, st.trips, fixture, stageCount)
+	if err != nil {
+		return err
+	}
+
+	agents, err := st.connectAgents(ctx, sessions)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, a := range agents {
+			_ = a.Close()
+		}
+	}()
+	mcpCall := func(ctx context.Context, worker int) error {
+		return getTripMCP(ctx, agents[worker], tripID, stageCount)
+	}
+	direct, err := st.directClient()
+	if err != nil {
+		return err
+	}
+	apiCall := func(ctx context.Context, _ int) error { return direct.getTrip(ctx, tripID, stageCount) }
+
+	// Warm up each path, then measure each alone.
+	if _, _, err := load(ctx, sessions, 2*time.Second, mcpCall); err != nil {
+		return fmt.Errorf("mcp warm-up: %w", err)
+	}
+	stopProfile, err := startProfile(profile)
+	if err != nil {
+		return err
+	}
+	mcpN, lat, err := load(ctx, sessions, duration, mcpCall)
+	stopProfile()
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	if _, _, err := load(ctx, sessions, 2*time.Second, apiCall); err != nil {
+		return fmt.Errorf("api warm-up: %w", err)
+	}
+	apiN, _, err := load(ctx, sessions, duration, apiCall)
+	if err != nil {
+		return fmt.Errorf("api: %w", err)
+	}
+	slices.Sort(lat)
+	cps := float64(mcpN) / duration.Seconds()
+	apiRPS := float64(apiN) / duration.Seconds()
+	fmt.Printf("mcp get-trip calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f api_direct_rps=%.0f ratio=%.2f\n",
+		cps, ms(percentile(lat, 50)), ms(percentile(lat, 99)), apiRPS, cps/apiRPS)
+	return nil
+}

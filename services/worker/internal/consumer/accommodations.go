@@ -1,0 +1,90 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/services/worker/internal/job"
+)
+
+// Availability words of RecordAccommodationsFound.
+const (
+	accAvailable     = "available"
+	accNotConfigured = "not_configured"
+	accUnavailable   = "unavailable"
+)
+
+// searchAccommodations runs one AccommodationsRequested: the finder's
+// shortlists for the requested stages (all riding stages when none were
+// named), recorded with AccommodationsFound. Without a finder the search is
+// recorded not_configured — never a silent empty list. A failing provider
+// is retried (a transient error); its last delivery records unavailable.
+func (w *Workers) searchAccommodations(ctx context.Context, j job.Job, progress func()) error {
+	radius, indexes, err := job.ParseAccommodationsFor(j.ComputedFor)
+	if err != nil {
+		return err
+	}
+	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
+	if err != nil {
+		return err
+	}
+	stages := requestedStages(l.State, indexes)
+	if len(stages) == 0 {
+		return nil // nothing left to search for
+	}
+	cmd := trip.RecordAccommodationsFound{RadiusM: radius, Availability: accNotConfigured}
+	var found map[string][]trip.Accommodation
+	if w.finder != nil {
+		found, err = w.finder.FindAccommodations(ctx, l.State, stages, radius)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		cmd.Availability = accAvailable
+	}
+	progress()
+	for _, s := range stages {
+		cands := found[s.ContentHash]
+		if len(cands) > trip.MaxCandidates {
+			cands = cands[:trip.MaxCandidates]
+		}
+		cmd.Stages = append(cmd.Stages, trip.FoundAccommodations{Stage: trip.StageRef{Index: s.Index, ContentHash: s.ContentHash}, Candidates: cands})
+	}
+	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, "accommodations", j.ComputedFor))
+	return err
+}
+
+// requestedStages are the stages named by index, or every riding stage.
+func requestedStages(st trip.State, indexes []int) []trip.Stage {
+	var out []trip.Stage
+	for i, s := range st.Stages {
+		if len(indexes) == 0 && !s.RestDay || slices.Contains(indexes, i) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// accommodationsFailed records the search as unavailable after its last
+// delivery, so the trip says why it has no candidates.
+func (w *Workers) accommodationsFailed(ctx context.Context, j job.Job, cause error) error {
+	radius, indexes, err := job.ParseAccommodationsFor(j.ComputedFor)
+	if err != nil {
+		return errors.Join(cause, err)
+	}
+	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
+	if err != nil {
+		return err
+	}
+	cmd := trip.RecordAccommodationsFound{RadiusM: radius, Availability: accUnavailable}
+	for _, s := range requestedStages(l.State, indexes) {
+		cmd.Stages = append(cmd.Stages, trip.FoundAccommodations{Stage: trip.StageRef{Index: s.Index, ContentHash: s.ContentHash}})
+	}
+	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, "accommodations-failed", j.ComputedFor))
+	return err
+}
