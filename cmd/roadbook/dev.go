@@ -106,6 +106,11 @@ func (d *devInstance) start(ctx context.Context) error {
 	if d.issuer, err = devIssuerFor(secrets); err != nil {
 		return err
 	}
+	tr, err := setupTracing(ctx, "roadbook-dev", d.log)
+	if err != nil {
+		return err
+	}
+	d.closers = append(d.closers, func() { flushTracing(tr, d.log) }) // runs last
 	// Listen first: with port 0 the URLs (and the MCP audience) are known
 	// only once the ports are taken.
 	apiLn, err := net.Listen("tcp", f.apiAddr)
@@ -145,7 +150,8 @@ func (d *devInstance) start(ctx context.Context) error {
 	}
 	reg := prometheus.NewRegistry()
 	d.api, err = apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: d.apiURL,
-		Logger: d.log, Registry: reg, PageTokenKey: []byte(secrets.PageTokenKey), WatchPoll: 500 * time.Millisecond})
+		Logger: d.log, Registry: reg, PageTokenKey: []byte(secrets.PageTokenKey), WatchPoll: 500 * time.Millisecond,
+		TracerProvider: tr.Provider})
 	if err != nil {
 		return err
 	}
@@ -162,7 +168,7 @@ func (d *devInstance) start(ctx context.Context) error {
 	go func() { d.apiErr <- serveErr(d.apiHTTP.Serve(apiLn)) }()
 
 	wcfg := workerserver.Config{Store: store, NATS: nc, Logger: d.log, Registry: prometheus.NewRegistry(),
-		DrainTimeout: f.shutdown}
+		DrainTimeout: f.shutdown, TracerProvider: tr.Provider}
 	wf := workerFlags{geocoder: "gazetteer"}
 	if err := wf.apply(&wcfg); err != nil {
 		return err

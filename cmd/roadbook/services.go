@@ -74,6 +74,11 @@ func runAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tr, err := setupTracing(ctx, "roadbook-api", log)
+	if err != nil {
+		return err
+	}
+	defer flushTracing(tr, log)
 	var svc *auth.Key
 	if *svcKey != "" {
 		k, err := serviceKey(*svcKeyID, *svcKey)
@@ -97,7 +102,7 @@ func runAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	defer nc.Close()
 	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: *baseURL,
-		Logger: log, Registry: prometheus.NewRegistry()})
+		Logger: log, Registry: prometheus.NewRegistry(), TracerProvider: tr.Provider})
 	if err != nil {
 		return err
 	}
@@ -155,6 +160,11 @@ func runWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tr, err := setupTracing(ctx, "roadbook-worker", log)
+	if err != nil {
+		return err
+	}
+	defer flushTracing(tr, log)
 	store, err := postgres.Open(ctx, *dbURL)
 	if err != nil {
 		return fmt.Errorf("open the event store: %w", err)
@@ -167,7 +177,7 @@ func runWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	defer nc.Close()
 	reg := prometheus.NewRegistry()
 	cfg := workerserver.Config{Store: store, NATS: nc, Logger: log, Registry: reg, Concurrency: *concurrency,
-		DrainTimeout: sf.shutdown}
+		DrainTimeout: sf.shutdown, TracerProvider: tr.Provider}
 	if err := wf.apply(&cfg); err != nil {
 		return err
 	}

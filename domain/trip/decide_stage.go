@@ -76,12 +76,12 @@ func decideUpdateStage(s State, c UpdateStage, today Date) ([]Event, error) {
 	if err := s.check(today, structural(c.Version)); err != nil {
 		return nil, err
 	}
-	if err := s.checkIndex("index", c.Index); err != nil {
+	if err := s.checkIndex("stageIndex", c.Index); err != nil {
 		return nil, err
 	}
 	cur := s.Stages[c.Index]
 	if cur.RestDay {
-		return nil, invalid("index", "is a rest day; delete it or edit a riding stage")
+		return nil, invalid("stageIndex", "is a rest day; delete it or edit a riding stage")
 	}
 	if c.DistanceM == nil {
 		if c.Start == nil && c.End == nil {
@@ -122,7 +122,7 @@ func decideUpdateStage(s State, c UpdateStage, today Date) ([]Event, error) {
 	if !last {
 		next := s.Stages[c.Index+1]
 		if next.RestDay {
-			return nil, invalid("index", "is followed by a rest day, which cannot take a remainder")
+			return nil, invalid("stageIndex", "is followed by a rest day, which cannot take a remainder")
 		}
 		limit = rt.endM(next)
 	}
@@ -153,7 +153,7 @@ func decideMoveStage(s State, c MoveStage, today Date) ([]Event, error) {
 	if err := s.check(today, structural(c.Version)); err != nil {
 		return nil, err
 	}
-	if err := s.checkIndex("fromIndex", c.From); err != nil {
+	if err := s.checkIndex("stageIndex", c.From); err != nil {
 		return nil, err
 	}
 	if err := s.checkIndex("toIndex", c.To); err != nil {
@@ -179,12 +179,12 @@ func decideDeleteStage(s State, c DeleteStage, today Date) ([]Event, error) {
 	if err := s.check(today, structural(c.Version)); err != nil {
 		return nil, err
 	}
-	if err := s.checkIndex("index", c.Index); err != nil {
+	if err := s.checkIndex("stageIndex", c.Index); err != nil {
 		return nil, err
 	}
 	if len(s.Stages)-1 < MinStages {
 		e := *ErrMinStages
-		e.Field, e.Message = "index", "a trip keeps at least 2 stages"
+		e.Field, e.Message = "stageIndex", "a trip keeps at least 2 stages"
 		return nil, &e
 	}
 	i, n := c.Index, len(s.Stages)
@@ -200,7 +200,7 @@ func decideDeleteStage(s State, c DeleteStage, today Date) ([]Event, error) {
 	case i+1 == n && !s.Stages[i-1].RestDay:
 		merged, into = mergeStages(s.Stages[i-1], s.Stages[i]), i-1
 	default:
-		return nil, invalid("index", "is next to a rest day; delete the rest day first")
+		return nil, invalid("stageIndex", "is next to a rest day; delete the rest day first")
 	}
 	stages := append(append([]Stage(nil), s.Stages[:i]...), s.Stages[i+1:]...)
 	stages[into] = merged
@@ -218,13 +218,13 @@ func decideAddRestDay(s State, c AddRestDay, today Date) ([]Event, error) {
 	if err := s.check(today, structural(c.Version)); err != nil {
 		return nil, err
 	}
-	if err := s.checkIndex("index", c.AfterIndex); err != nil {
+	if err := s.checkIndex("afterStageIndex", c.AfterIndex); err != nil {
 		return nil, err
 	}
 	i := c.AfterIndex
 	if s.Stages[i].RestDay || (i+1 < len(s.Stages) && s.Stages[i+1].RestDay) {
 		e := *ErrAdjacentRestDay
-		e.Field, e.Message = "index", "a rest day cannot be next to another rest day"
+		e.Field, e.Message = "afterStageIndex", "a rest day cannot be next to another rest day"
 		return nil, &e
 	}
 	stages := insertAt(s.Stages, i+1, restDayAt(s.Stages[i].End))

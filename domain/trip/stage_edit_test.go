@@ -96,9 +96,9 @@ func TestUpdateStage(t *testing.T) {
 		{name: "an update with neither distance nor points is refused", given: given, when: UpdateStage{Version: 1, Index: 0}, thenErr: &Error{Code: CodeInvalidArgument, Field: "distance"}},
 		{name: "an update with both distance and points is refused", given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(5000.0), End: ptr(pts[3]), Route: pts}, thenErr: &Error{Code: CodeInvalidArgument, Field: "startPoint"}},
 		{name: "a cut without the route's points is refused", given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(5000.0)}, thenErr: &Error{Code: CodeInvalidArgument, Field: "route"}},
-		{name: "an index out of range is refused", given: given, when: UpdateStage{Version: 1, Index: 3, End: ptr(pts[3])}, thenErr: &Error{Code: CodeInvalidArgument, Field: "index"}},
-		{name: "a rest day cannot be updated", given: readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 0}), when: UpdateStage{Version: 2, Index: 1, End: ptr(pts[3])}, thenErr: &Error{Code: CodeInvalidArgument, Field: "index"}},
-		{name: "a stage followed by a rest day cannot be cut by distance", given: readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 0}), when: UpdateStage{Version: 2, Index: 0, DistanceM: ptr(5000.0), Route: pts}, thenErr: &Error{Code: CodeInvalidArgument, Field: "index"}},
+		{name: "an index out of range is refused", given: given, when: UpdateStage{Version: 1, Index: 3, End: ptr(pts[3])}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
+		{name: "a rest day cannot be updated", given: readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 0}), when: UpdateStage{Version: 2, Index: 1, End: ptr(pts[3])}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
+		{name: "a stage followed by a rest day cannot be cut by distance", given: readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 0}), when: UpdateStage{Version: 2, Index: 0, DistanceM: ptr(5000.0), Route: pts}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
 	})
 }
 
@@ -128,7 +128,7 @@ func TestMoveStage(t *testing.T) {
 		},
 		{name: "moving to the same index is refused", given: given, when: MoveStage{Version: 1, From: 1, To: 1}, thenErr: &Error{Code: CodeInvalidArgument, Field: "toIndex"}},
 		{name: "moving to an index out of range is refused", given: given, when: MoveStage{Version: 1, From: 1, To: 3}, thenErr: &Error{Code: CodeInvalidArgument, Field: "toIndex"}},
-		{name: "moving from an index out of range is refused", given: given, when: MoveStage{Version: 1, From: -1, To: 0}, thenErr: &Error{Code: CodeInvalidArgument, Field: "fromIndex"}},
+		{name: "moving from an index out of range is refused", given: given, when: MoveStage{Version: 1, From: -1, To: 0}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
 	})
 }
 
@@ -175,8 +175,8 @@ func TestDeleteStage(t *testing.T) {
 			},
 		},
 		{name: "deleting below two stages is refused", given: readyTrip(t, SettingsPatch{}, DeleteStage{Version: 1, Index: 0}), when: DeleteStage{Version: 2, Index: 0}, thenErr: ErrMinStages},
-		{name: "a stage between a rest day and the end cannot merge", given: readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 1}), when: DeleteStage{Version: 2, Index: 3}, thenErr: &Error{Code: CodeInvalidArgument, Field: "index"}},
-		{name: "an index out of range is refused", given: given, when: DeleteStage{Version: 1, Index: 5}, thenErr: &Error{Code: CodeInvalidArgument, Field: "index"}},
+		{name: "a stage between a rest day and the end cannot merge", given: readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 1}), when: DeleteStage{Version: 2, Index: 3}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
+		{name: "an index out of range is refused", given: given, when: DeleteStage{Version: 1, Index: 5}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
 	})
 }
 
@@ -201,6 +201,6 @@ func TestAddRestDay(t *testing.T) {
 		},
 		{name: "a rest day right after a rest day is refused", given: withRest, when: AddRestDay{Version: 2, AfterIndex: 1}, thenErr: ErrAdjacentRestDay},
 		{name: "a rest day right before a rest day is refused", given: withRest, when: AddRestDay{Version: 2, AfterIndex: 0}, thenErr: ErrAdjacentRestDay},
-		{name: "an index out of range is refused", given: given, when: AddRestDay{Version: 1, AfterIndex: 3}, thenErr: &Error{Code: CodeInvalidArgument, Field: "index"}},
+		{name: "an index out of range is refused", given: given, when: AddRestDay{Version: 1, AfterIndex: 3}, thenErr: &Error{Code: CodeInvalidArgument, Field: "afterStageIndex"}},
 	})
 }

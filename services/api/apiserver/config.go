@@ -8,6 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/services/api/auth"
@@ -31,6 +33,11 @@ type Config struct {
 	Clock func() time.Time
 	// Logger receives structured logs (default slog.Default()).
 	Logger *slog.Logger
+	// TracerProvider makes the server span of every RPC (default the otel
+	// global provider: a no-op unless the process installed one). The
+	// caller's traceparent header is continued; events the call appends
+	// carry the span's context (tripstore).
+	TracerProvider trace.TracerProvider
 	// Registry receives the API's metrics; /metrics serves it. Nil: a fresh
 	// registry owned by the server.
 	Registry *prometheus.Registry
@@ -95,6 +102,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.TracerProvider == nil {
+		c.TracerProvider = otel.GetTracerProvider()
 	}
 	if c.Registry == nil {
 		c.Registry = prometheus.NewRegistry()

@@ -113,7 +113,7 @@ func run[R proto.Message](ctx context.Context, c *core, w write, respond func(af
 		}
 	}
 	res, err := c.trips.Execute(ctx, tripstore.User(w.user), w.tripID, w.cmd, tripstore.Options{
-		Metadata:    eventstore.Metadata{Actor: w.user, CorrelationID: uuid.NewString()},
+		Metadata:    eventstore.Metadata{Actor: w.user, CorrelationID: correlationID(ctx)},
 		Idempotency: idem,
 		BlobRefs:    w.blobRefs,
 		Respond: func(after trip.State) ([]byte, error) {

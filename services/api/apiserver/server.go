@@ -63,7 +63,7 @@ func New(cfg Config) (*Server, error) {
 	c := &core{cfg: cfg, trips: tripstore.New(cfg.Store, cfg.Clock), limits: lim, log: cfg.Logger, done: make(chan struct{})}
 	s := &Server{core: c}
 
-	interceptors := connect.WithInterceptors(met, auth.NewInterceptor(cfg.Verifier, cfg.Policy), val)
+	interceptors := connect.WithInterceptors(newTelemetry(cfg.TracerProvider, cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy), val)
 	small := connect.WithReadMaxBytes(maxMessageBytes)
 	mux := http.NewServeMux()
 	mux.Handle(roadbookv1connect.NewTripServiceHandler(&tripService{c}, interceptors, connect.WithReadMaxBytes(maxUploadMessageBytes)))

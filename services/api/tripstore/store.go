@@ -65,6 +65,8 @@ func (s *Store) Load(ctx context.Context, actor Actor, tripID uuid.UUID) (Loaded
 // Options shape one Execute.
 type Options struct {
 	// Metadata is attached to every event (correlation, causation, trace).
+	// A nil Metadata.Trace is filled from the span in Execute's context
+	// (W3C traceparent), so appends inside a traced call carry its trace.
 	Metadata eventstore.Metadata
 	// EventID derives event ids for idempotent workers (see aggregate.Options).
 	EventID func(i int) uuid.UUID
@@ -126,7 +128,7 @@ func (s *Store) Execute(ctx context.Context, actor Actor, tripID uuid.UUID, cmd 
 	}
 	res, err := aggregate.Execute(ctx, s.events, Definition, StreamID(tripID), decide, aggregate.Options{
 		Owner:       owner,
-		Metadata:    opts.Metadata,
+		Metadata:    withTrace(ctx, opts.Metadata),
 		EventID:     opts.EventID,
 		Idempotency: opts.Idempotency,
 		BlobRefs:    opts.BlobRefs,

@@ -1,12 +1,28 @@
 package workerserver
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/roadbook/roadbook/eventstore"
+	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/services/worker/internal/relay"
+)
+
+// Metric names the deploy/k8s PrometheusRule alerts on (with
+// roadbook_breaker_state, exported by the upstream clients).
+const (
+	// MetricRelayLag is the age of the oldest event the active relay has
+	// read but not yet handed to JetStream (0 when caught up or standing by).
+	MetricRelayLag = "roadbook_relay_lag_seconds"
+	// MetricFailureEvents counts failure events (RouteImportFailed,
+	// StagesFailed, AnalysisFailed) relayed, by job kind.
+	MetricFailureEvents = "roadbook_failure_events_total"
 )
 
 // metrics are the worker's Prometheus series, registered on the registry
@@ -18,6 +34,10 @@ type metrics struct {
 	ready    prometheus.Gauge
 	jobs     *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	failures *prometheus.CounterVec
+	relayLag prometheus.GaugeFunc
+	// lagOf is the relay the lag gauge reads (set by Run).
+	lagOf atomic.Pointer[relay.Relay]
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -27,8 +47,25 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		ready:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "roadbook_worker_ready", Help: "1 while the worker consumes jobs."}),
 		jobs:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "roadbook_jobs_total", Help: "Job deliveries by kind and outcome."}, []string{"kind", "action"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "roadbook_job_duration_seconds", Help: "Job handling time.", Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}, []string{"kind"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricFailureEvents,
+			Help: "Failure events appended to trips (RouteImportFailed, StagesFailed, AnalysisFailed), by job kind, counted by the relay as it hands them on.",
+		}, []string{"kind"}),
 	}
-	for _, c := range []prometheus.Collector{m.relayed, m.requeued, m.ready, m.jobs, m.duration} {
+	m.relayLag = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: MetricRelayLag,
+		Help: "Age of the oldest event the active relay has read but not yet relayed to JetStream; 0 when caught up or standing by.",
+	}, func() float64 {
+		r := m.lagOf.Load()
+		if r == nil {
+			return 0
+		}
+		return r.Lag(time.Now()).Seconds()
+	})
+	for _, k := range failureKinds {
+		m.failures.WithLabelValues(string(k)) // every series exists from the start, so increase() sees the first one
+	}
+	for _, c := range []prometheus.Collector{m.relayed, m.requeued, m.ready, m.jobs, m.duration, m.failures, m.relayLag} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -39,4 +76,26 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 func (m *metrics) observeJob(k job.Kind, a consumer.Action, d time.Duration) {
 	m.jobs.WithLabelValues(string(k), a.String()).Inc()
 	m.duration.WithLabelValues(string(k)).Observe(d.Seconds())
+}
+
+// failureKinds maps the full type name of each failure event to the kind of
+// job that failed.
+var failureKinds = map[string]job.Kind{
+	typeName(&eventsv1.RouteImportFailed{}): job.KindImport,
+	typeName(&eventsv1.StagesFailed{}):      job.KindStages,
+	typeName(&eventsv1.AnalysisFailed{}):    job.KindAnalysis,
+}
+
+func typeName(m proto.Message) string { return string(m.ProtoReflect().Descriptor().FullName()) }
+
+// countFailures counts the failure events of a relayed batch, whoever
+// appended them (a job's last delivery, the max-deliveries advisory, a
+// permanent error). The relay hands each event on once, except after a crash
+// between JetStream's ack and its cursor save, which may count a batch twice.
+func (m *metrics) countFailures(batch []eventstore.RecordedEvent) {
+	for _, ev := range batch {
+		if k, ok := failureKinds[ev.Type]; ok {
+			m.failures.WithLabelValues(string(k)).Inc()
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/domain/trip"
@@ -109,6 +110,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Registry receives the worker's metrics (nil: a private registry).
 	Registry prometheus.Registerer
+	// TracerProvider makes the relay's producer spans and each job's
+	// consumer span, continuing the trace of the request that asked for the
+	// work (traceparent in event metadata and NATS headers); the results a
+	// job appends carry it onward. Nil: the otel global provider (a no-op
+	// unless the process installed one).
+	TracerProvider trace.TracerProvider
 	// Concurrency is the pool size (and prefetch) of this process's one
 	// consumer, over every job kind (default 8).
 	Concurrency int
@@ -226,7 +233,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, js: js, trips: trips, metrics: m, leaseTTL: cfg.LeaseTTL, streams: streams, tp: tp}
 	s.runner, err = consumer.NewRunner(consumer.RunnerConfig{
 		JS: js, Handler: workers, Concurrency: cfg.Concurrency, Consumer: cons,
-		DrainTimeout: cfg.DrainTimeout, Logger: cfg.Logger, Observe: m.observeJob,
+		DrainTimeout: cfg.DrainTimeout, Logger: cfg.Logger, Observe: m.observeJob, TracerProvider: cfg.TracerProvider,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
@@ -272,11 +279,14 @@ func (s *Server) Run(ctx context.Context) error {
 	s.relay, err = relay.New(relay.Config{
 		Store: s.cfg.Store, JS: s.js, Lease: lease, PollInterval: s.cfg.RelayPollInterval,
 		Logger: s.cfg.Logger, AfterPublish: s.cfg.AfterPublish,
-		OnSaved: func(n int, _ eventstore.Cursor) { s.metrics.relayed.Add(float64(n)) },
+		OnSaved:        func(n int, _ eventstore.Cursor) { s.metrics.relayed.Add(float64(n)) },
+		OnRelayed:      s.metrics.countFailures,
+		TracerProvider: s.cfg.TracerProvider,
 	})
 	if err != nil {
 		return err
 	}
+	s.metrics.lagOf.Store(s.relay)
 	var wg sync.WaitGroup
 	errs := make(chan error, 6)
 	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
@@ -114,6 +115,9 @@ func (m *MaxDeliveries) handle(ctx context.Context, data []byte) {
 	log := m.log.With(slog.String("trip_id", j.TripID.String()), slog.String("kind", string(j.Kind)),
 		slog.String("correlation_id", j.RequestEventID.String()), slog.Uint64("stream_seq", adv.StreamSeq))
 	if err == nil {
+		if raw.Header != nil { // the failure event continues the job's trace
+			ctx = propagation.TraceContext{}.Extract(ctx, natsCarrier(raw.Header))
+		}
 		if ferr := m.handler.RecordFailure(ctx, j, ErrLastDeliveryLost, true); ferr != nil && Decide(ferr, 0, 0).Action != Ack {
 			log.Error("max-deliveries advisory: recording the failure failed; the reconciler will retry", slog.Any("error", ferr))
 			return

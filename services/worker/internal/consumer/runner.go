@@ -9,7 +9,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
@@ -35,12 +41,17 @@ type RunnerConfig struct {
 	Logger       *slog.Logger
 	// Observe, when set, is told each job's outcome (metrics).
 	Observe func(k job.Kind, a Action, d time.Duration)
+	// TracerProvider makes each delivery's consumer span, a child of the
+	// message's traceparent (default the otel global provider). The
+	// results the job appends carry its context (tripstore).
+	TracerProvider trace.TracerProvider
 }
 
 // Runner consumes every kind of job (jobs.>) with one bounded pool and
 // dispatches each by its subject's kind.
 type Runner struct {
-	cfg RunnerConfig
+	cfg    RunnerConfig
+	tracer trace.Tracer
 }
 
 // NewRunner validates cfg.
@@ -62,7 +73,10 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{cfg: cfg}, nil
+	if cfg.TracerProvider == nil {
+		cfg.TracerProvider = otel.GetTracerProvider()
+	}
+	return &Runner{cfg: cfg, tracer: cfg.TracerProvider.Tracer(TracerName)}, nil
 }
 
 // Run consumes until ctx ends, then drains: it stops fetching, lets the
@@ -121,18 +135,29 @@ func (r *Runner) process(ctx context.Context, msg jetstream.Msg) {
 		delivered = md.NumDelivered
 	}
 	j, err := job.Decode(msg.Data())
-	if err == nil {
-		err = r.work(ctx, j, msg)
-	}
 	kind := j.Kind
 	if kind == "" {
 		kind = job.Kind(subjectKind(msg.Subject()))
 	}
+	ctx, span := r.startSpan(ctx, msg, j, kind, delivered)
+	defer span.End()
+	if err == nil {
+		err = r.work(ctx, j, msg)
+	}
 	d := Decide(err, delivered, stream.MaxDeliver)
-	log := r.cfg.Logger.With(slog.String("kind", string(kind)), slog.String("trip_id", j.TripID.String()),
-		slog.String("correlation_id", j.RequestEventID.String()), slog.Uint64("delivery", delivered), slog.String("action", d.Action.String()))
+	span.SetAttributes(attribute.String("roadbook.job.action", d.Action.String()))
+	if err != nil && d.Action != Ack {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	attrs := []any{slog.String("kind", string(kind)), slog.String("trip_id", j.TripID.String()),
+		slog.String("correlation_id", j.RequestEventID.String()), slog.Uint64("delivery", delivered), slog.String("action", d.Action.String())}
+	if sc := span.SpanContext(); sc.HasTraceID() {
+		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
+	}
+	log := r.cfg.Logger.With(attrs...)
 	switch d.Action {
 	case Ack:
+		log.Info("job done", slog.Duration("duration", time.Since(start)))
 		err = msg.DoubleAck(ctx)
 	case Retry:
 		log.Info("job failed; retrying", slog.Any("error", err), slog.Duration("delay", d.Delay))
@@ -155,6 +180,43 @@ func (r *Runner) process(ctx context.Context, msg jetstream.Msg) {
 	if r.cfg.Observe != nil {
 		r.cfg.Observe(kind, d.Action, time.Since(start))
 	}
+}
+
+// TracerName is the instrumentation scope of the job consumer's spans.
+const TracerName = "github.com/roadbook/roadbook/services/worker/consumer"
+
+// startSpan continues the trace of the message's traceparent header (set
+// by the relay from the requesting event's metadata) with the job's
+// consumer span.
+func (r *Runner) startSpan(ctx context.Context, msg jetstream.Msg, j job.Job, kind job.Kind, delivered uint64) (context.Context, trace.Span) {
+	if h := msg.Headers(); h != nil {
+		ctx = propagation.TraceContext{}.Extract(ctx, natsCarrier(h))
+	}
+	return r.tracer.Start(ctx, "jobs."+string(kind)+" process",
+		trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(
+			attribute.String("messaging.system", "nats"),
+			attribute.String("messaging.operation.type", "process"),
+			attribute.String("messaging.destination.name", msg.Subject()),
+			attribute.String("roadbook.job.kind", string(kind)),
+			attribute.String("roadbook.trip_id", j.TripID.String()),
+			attribute.String("roadbook.correlation_id", j.RequestEventID.String()),
+			attribute.Int64("roadbook.job.delivery", int64(delivered)),
+		))
+}
+
+// natsCarrier reads NATS headers for the propagator with their exact
+// (case-sensitive) keys.
+type natsCarrier nats.Header
+
+func (c natsCarrier) Get(key string) string { return nats.Header(c).Get(key) }
+func (c natsCarrier) Set(key, value string) { nats.Header(c).Set(key, value) }
+func (c natsCarrier) Keys() []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // work runs the handler while a ticker tells JetStream it is in progress.

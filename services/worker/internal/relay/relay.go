@@ -6,11 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/roadbook/roadbook/eventstore"
@@ -56,14 +62,26 @@ type Config struct {
 	AfterPublish func(batch []eventstore.RecordedEvent)
 	// OnSaved, when set, runs after a cursor was saved (metrics, tests).
 	OnSaved func(n int, c eventstore.Cursor)
+	// OnRelayed, when set, runs with every batch once its cursor was saved
+	// (the failure-event counter reads the event types).
+	OnRelayed func(batch []eventstore.RecordedEvent)
+	// TracerProvider makes the relay's producer span per traced event, a
+	// child of the span that appended it (default the otel global
+	// provider). The span's context travels on as the messages'
+	// traceparent header.
+	TracerProvider trace.TracerProvider
 }
 
 // Relay tails the feed into JetStream.
 type Relay struct {
 	cfg       Config
+	tracer    trace.Tracer
 	notifier  eventstore.Notifier
 	active    atomic.Bool
 	published atomic.Int64
+	// pendingSince is when the oldest event read but not yet relayed was
+	// recorded (unix nanoseconds; 0: caught up), for Lag.
+	pendingSince atomic.Int64
 }
 
 // New validates cfg and returns a relay.
@@ -93,7 +111,10 @@ func New(cfg Config) (*Relay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Relay{cfg: cfg}
+	if cfg.TracerProvider == nil {
+		cfg.TracerProvider = otel.GetTracerProvider()
+	}
+	r := &Relay{cfg: cfg, tracer: cfg.TracerProvider.Tracer(TracerName)}
 	r.notifier, _ = cfg.Store.(eventstore.Notifier)
 	return r, nil
 }
@@ -103,6 +124,19 @@ func (r *Relay) Active() bool { return r.active.Load() }
 
 // Published is the number of events this relay handed on (acked).
 func (r *Relay) Published() int64 { return r.published.Load() }
+
+// Lag is how far behind the event store this relay is at now: the age of
+// the oldest event it has read but not yet relayed (published, acked and
+// its cursor saved), 0 when it is caught up or standing by. It keeps
+// growing while JetStream refuses a batch, which is what the relay-lag
+// alert watches (roadbook_relay_lag_seconds).
+func (r *Relay) Lag(now time.Time) time.Duration {
+	since := r.pendingSince.Load()
+	if since == 0 {
+		return 0
+	}
+	return max(now.Sub(time.Unix(0, since)), 0)
+}
 
 // Run campaigns for the lease and relays while holding it, until ctx ends.
 // A lost lease sends it back to campaigning; it returns nil on ctx's end.
@@ -120,6 +154,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		cancel()
 		err := <-lost
 		r.active.Store(false)
+		r.pendingSince.Store(0) // the next holder reports the lag
 		if ctx.Err() != nil {
 			rctx, c := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			r.cfg.Lease.Release(rctx)
@@ -189,8 +224,10 @@ func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.
 		return cursor, 0, fmt.Errorf("read feed: %w", err)
 	}
 	if len(batch) == 0 {
+		r.pendingSince.Store(0)
 		return cursor, 0, nil
 	}
+	r.pendingSince.Store(batch[0].RecordedAt.UnixNano())
 	if err := r.publish(ctx, batch); err != nil {
 		return cursor, 0, err
 	}
@@ -204,20 +241,36 @@ func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.
 		return cursor, 0, fmt.Errorf("save cursor: %w", err)
 	}
 	r.published.Add(int64(len(batch)))
+	r.pendingSince.Store(0)
 	if r.cfg.OnSaved != nil {
 		r.cfg.OnSaved(len(batch), next)
+	}
+	if r.cfg.OnRelayed != nil {
+		r.cfg.OnRelayed(batch)
 	}
 	return next, len(batch), nil
 }
 
 // publish sends the batch in feed order (per-stream order holds on one
 // connection) and waits for every ack.
-func (r *Relay) publish(ctx context.Context, batch []eventstore.RecordedEvent) error {
+func (r *Relay) publish(ctx context.Context, batch []eventstore.RecordedEvent) (err error) {
 	futures := make([]jetstream.PubAckFuture, 0, 2*len(batch))
+	var spans []trace.Span
+	defer func() {
+		for _, s := range spans {
+			if err != nil {
+				s.SetStatus(codes.Error, err.Error())
+			}
+			s.End()
+		}
+	}()
 	for _, ev := range batch {
 		msgs, err := Messages(ev)
 		if err != nil {
 			return err
+		}
+		if span := r.traceEvent(ctx, ev, msgs); span != nil {
+			spans = append(spans, span)
 		}
 		for _, m := range msgs {
 			f, err := r.cfg.JS.PublishMsgAsync(m.Msg, jetstream.WithExpectStream(m.Stream))
@@ -241,6 +294,39 @@ func (r *Relay) publish(ctx context.Context, batch []eventstore.RecordedEvent) e
 		}
 	}
 	return nil
+}
+
+// TracerName is the instrumentation scope of the relay's spans.
+const TracerName = "github.com/roadbook/roadbook/services/worker/relay"
+
+// traceEvent starts the producer span of a traced event (a child of the
+// span that appended it) and sets its context as the traceparent of the
+// event's messages; an untraced event gets no span (nil).
+func (r *Relay) traceEvent(ctx context.Context, ev eventstore.RecordedEvent, msgs []Message) trace.Span {
+	if len(msgs) == 0 {
+		return nil
+	}
+	parent := tripstore.TraceContext(ctx, ev.Metadata)
+	if !trace.SpanContextFromContext(parent).IsValid() {
+		return nil
+	}
+	sctx, span := r.tracer.Start(parent, "relay "+ev.Type[strings.LastIndexByte(ev.Type, '.')+1:],
+		trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(
+			attribute.String("messaging.system", "nats"),
+			attribute.String("messaging.operation.type", "send"),
+			attribute.String("messaging.message.id", ev.ID.String()),
+			attribute.String("roadbook.event_type", ev.Type),
+			attribute.String("roadbook.stream", string(ev.StreamID)),
+		))
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(sctx, carrier)
+	for _, m := range msgs {
+		for k, v := range carrier { // exact keys: NATS headers are case-sensitive
+			m.Msg.Header.Set(k, v)
+		}
+	}
+	return span
 }
 
 // Message is one message to publish and the stream it must land in.

@@ -116,6 +116,9 @@ func New(name string, opts ...Option) (*Client, error) {
 		IsExcluded:    isCanceled,
 	})
 	c.setStateGauge(gobreaker.StateClosed)
+	if cfg.metrics != nil { // the wait series exists (count 0) before the first wait
+		cfg.metrics.pacerWait.WithLabelValues(name)
+	}
 	return c, nil
 }
 

@@ -16,7 +16,8 @@ type Metrics struct {
 	requests     *prometheus.CounterVec
 }
 
-// Breaker state values of the roadbook_upstream_breaker_state gauge.
+// Breaker state values of the roadbook_breaker_state gauge (the name the
+// deploy/k8s PrometheusRule alerts on).
 const (
 	BreakerClosed   = 0
 	BreakerHalfOpen = 1
@@ -32,7 +33,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	m := &Metrics{
 		breakerState: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "roadbook_upstream_breaker_state",
+			Name: "roadbook_breaker_state",
 			Help: "Circuit breaker state per upstream: 0 closed, 1 half-open, 2 open.",
 		}, []string{"upstream"}),
 		pacerWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
