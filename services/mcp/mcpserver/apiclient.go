@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
@@ -13,9 +14,20 @@ import (
 	"github.com/roadbook/roadbook/services/mcp/internal/tools"
 )
 
-// credentialTTL is the life of one service credential: one call, with slack
-// for clock skew.
+// credentialTTL is the life of one service credential: short, so a leaked
+// one is soon useless, with slack for clock skew.
 const credentialTTL = 2 * time.Minute
+
+// credentialReuse is how long a minted credential is reused for the same
+// user and scopes: most of its life, so it never reaches the API with less
+// than credentialTTL-credentialReuse (longer than the API client's timeout)
+// left, while a busy agent costs one signature every 90 s, not one a call.
+const credentialReuse = 80 * time.Second
+
+// credentialCacheSize bounds the cached credentials; when full, expired
+// entries are dropped, and if that frees nothing the cache starts over
+// (calls then mint again, which is only slower).
+const credentialCacheSize = 4096
 
 // credential is the Connect interceptor that authenticates every API call
 // as the MCP service acting for the caller in the context. The agent's own
@@ -24,6 +36,25 @@ type credential struct {
 	issuer   ServiceIssuer
 	actor    string
 	audience string
+	// now is wall-clock time: a credential's lifetime is real, whatever
+	// clock the tools run on (tests inject their own).
+	now func() time.Time
+
+	mu     sync.Mutex
+	minted map[credentialKey]mintedCredential
+}
+
+// credentialKey is what a credential says besides its times: the user and
+// the scopes granted (a read-only agent of a user never borrows the
+// credential of a read-write one).
+type credentialKey struct {
+	user        string
+	read, write bool
+}
+
+type mintedCredential struct {
+	token    string
+	reuseEnd time.Time
 }
 
 func (c *credential) token(ctx context.Context) (string, error) {
@@ -31,17 +62,43 @@ func (c *credential) token(ctx context.Context) (string, error) {
 	if !ok || caller.UserID == "" {
 		return "", connect.NewError(connect.CodeUnauthenticated, errors.New("mcpserver: no caller to act for"))
 	}
+	key := credentialKey{user: caller.UserID, read: caller.Has(string(auth.ScopeRead)), write: caller.Has(string(auth.ScopeWrite))}
+	now := c.now()
+	c.mu.Lock()
+	m, ok := c.minted[key]
+	c.mu.Unlock()
+	if ok && now.Before(m.reuseEnd) {
+		return m.token, nil
+	}
 	var scopes []auth.Scope
-	for _, s := range caller.Scopes {
-		if s == string(auth.ScopeRead) || s == string(auth.ScopeWrite) {
-			scopes = append(scopes, auth.Scope(s))
+	if key.read {
+		scopes = append(scopes, auth.ScopeRead)
+	}
+	if key.write {
+		scopes = append(scopes, auth.ScopeWrite)
+	}
+	tok, err := c.issuer.Mint(auth.Claims{Subject: caller.UserID, Audience: []string{c.audience}, IssuedAt: now,
+		ExpiresAt: now.Add(credentialTTL), Scopes: scopes, Actor: c.actor})
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.minted) >= credentialCacheSize {
+		for k, v := range c.minted {
+			if !now.Before(v.reuseEnd) {
+				delete(c.minted, k)
+			}
+		}
+		if len(c.minted) >= credentialCacheSize {
+			clear(c.minted)
 		}
 	}
-	// Wall-clock time: a credential's lifetime is real, whatever clock the
-	// tools run on.
-	now := time.Now()
-	return c.issuer.Mint(auth.Claims{Subject: caller.UserID, Audience: []string{c.audience}, IssuedAt: now,
-		ExpiresAt: now.Add(credentialTTL), Scopes: scopes, Actor: c.actor})
+	if c.minted == nil {
+		c.minted = make(map[credentialKey]mintedCredential)
+	}
+	c.minted[key] = mintedCredential{token: tok, reuseEnd: now.Add(credentialReuse)}
+	return tok, nil
 }
 
 func (c *credential) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
@@ -69,10 +126,17 @@ func (c *credential) WrapStreamingHandler(next connect.StreamingHandlerFunc) con
 	return next
 }
 
+// withoutCompression turns off gzip between this service and the API. They
+// sit side by side (loopback or one cluster network), where compressing a
+// ~10 KB trip digest costs both of them more CPU than the bytes it saves:
+// gzip was ~5 % of all CPU under bench-mcp.
+var withoutCompression = connect.WithAcceptCompression("gzip", nil, nil)
+
 // newAPI builds the Connect clients the tools call.
 func newAPI(cfg *Config) tools.API {
 	base := strings.TrimRight(cfg.APIBaseURL, "/")
-	opts := connect.WithInterceptors(&credential{issuer: cfg.ServiceIssuer, actor: cfg.ServiceActor, audience: cfg.APIAudience})
+	opts := connect.WithClientOptions(withoutCompression,
+		connect.WithInterceptors(&credential{issuer: cfg.ServiceIssuer, actor: cfg.ServiceActor, audience: cfg.APIAudience, now: time.Now}))
 	hc := cfg.HTTPClient
 	return tools.API{
 		Trips:          roadbookv1connect.NewTripServiceClient(hc, base, opts),

@@ -32,7 +32,10 @@ type Config struct {
 	// APIBaseURL is the Connect API's base URL, e.g. "http://127.0.0.1:8080".
 	// Required.
 	APIBaseURL string
-	// HTTPClient calls the API (default: a client with a 30 s timeout).
+	// HTTPClient calls the API (default: a client with a 30 s timeout whose
+	// transport keeps DefaultMaxIdleConnsPerHost connections to the API
+	// alive; http.DefaultTransport keeps 2, so a busy service would open
+	// and close a connection on nearly every call).
 	HTTPClient *http.Client
 	// ServiceIssuer mints the per-call service credential. Required.
 	ServiceIssuer ServiceIssuer
@@ -81,6 +84,11 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// DefaultMaxIdleConnsPerHost is how many idle connections to the API the
+// default HTTPClient keeps: at least as many as calls in flight at once
+// under load (bench-mcp drives 100 sessions).
+const DefaultMaxIdleConnsPerHost = 256
+
 // ResourceURL is the MCP resource identifier for a public base URL: the
 // audience agents' tokens must name.
 func ResourceURL(publicBaseURL string) string {
@@ -113,7 +121,9 @@ func (c *Config) defaults() error {
 		}
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 2*DefaultMaxIdleConnsPerHost, DefaultMaxIdleConnsPerHost
+		c.HTTPClient = &http.Client{Timeout: 30 * time.Second, Transport: tr}
 	}
 	if c.ServiceActor == "" {
 		c.ServiceActor = "roadbook-mcp"

@@ -23,6 +23,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"syscall"
 	"time"
 )
 
@@ -32,8 +33,10 @@ func main() {
 	stages := flag.Int("stages", 30, "stages of the trip")
 	fixture := flag.String("gpx", "../../testdata/long_brouter_oslo-trondheim_fastbike.gpx", "route of the trip")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the MCP phase to this file")
+	cpu := flag.Bool("cpu", false, "also print, on stderr, this process's CPU time per call of each phase (PostgreSQL excluded): on a shared machine, a figure other load does not move")
 	flag.Parse()
 	profile = *cpuProfile
+	reportCPU = *cpu
 	if err := run(*sessions, *duration, *stages, *fixture); err != nil {
 		log.Fatal(err)
 	}
@@ -41,6 +44,18 @@ func main() {
 
 // profile is the -cpuprofile path; empty means no profile.
 var profile string
+
+// reportCPU is the -cpu flag.
+var reportCPU bool
+
+// cpuTime is the user+system CPU time this process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // startProfile starts a CPU profile into path (nothing when path is empty)
 // and returns the function that stops it.
@@ -97,7 +112,9 @@ func run(sessions int, duration time.Duration, stageCount int, fixture string) e
 	if err != nil {
 		return err
 	}
+	mcpCPU := cpuTime()
 	mcpN, lat, err := load(ctx, sessions, duration, mcpCall)
+	mcpCPU = cpuTime() - mcpCPU
 	stopProfile()
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
@@ -105,7 +122,9 @@ func run(sessions int, duration time.Duration, stageCount int, fixture string) e
 	if _, _, err := load(ctx, sessions, 2*time.Second, apiCall); err != nil {
 		return fmt.Errorf("api warm-up: %w", err)
 	}
+	apiCPU := cpuTime()
 	apiN, _, err := load(ctx, sessions, duration, apiCall)
+	apiCPU = cpuTime() - apiCPU
 	if err != nil {
 		return fmt.Errorf("api: %w", err)
 	}
@@ -114,5 +133,10 @@ func run(sessions int, duration time.Duration, stageCount int, fixture string) e
 	apiRPS := float64(apiN) / duration.Seconds()
 	fmt.Printf("mcp get-trip calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f api_direct_rps=%.0f ratio=%.2f\n",
 		cps, ms(percentile(lat, 50)), ms(percentile(lat, 99)), apiRPS, cps/apiRPS)
+	if reportCPU && mcpN > 0 && apiN > 0 {
+		mcpPer, apiPer := mcpCPU/time.Duration(mcpN), apiCPU/time.Duration(apiN)
+		fmt.Fprintf(os.Stderr, "cpu_per_call mcp_us=%d api_direct_us=%d cpu_ratio=%.2f\n",
+			mcpPer.Microseconds(), apiPer.Microseconds(), float64(apiPer)/float64(mcpPer))
+	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -23,7 +24,9 @@ type Tool struct {
 	Scope string
 	def   *mcp.Tool
 	in    *jsonschema.Resolved
-	out   *jsonschema.Resolved
+	// outType is the Go type of the tool's results, whose soundness
+	// (SoundOutput) Register checks instead of validating every result.
+	outType reflect.Type
 	// fields maps API (protovalidate) field paths to this tool's argument
 	// names, for errors; unlisted paths are camel-cased.
 	fields map[string]string
@@ -40,8 +43,9 @@ type spec struct {
 	// input adjusts the inferred input schema (enums, bounds, patterns);
 	// it must keep every object closed, which Register checks.
 	input func(s *jsonschema.Schema)
-	// output adjusts the inferred output schema.
-	output func(s *jsonschema.Schema)
+	// There is deliberately no output adjustment: the output schema is
+	// exactly the one inferred from Out, which SoundOutput proves every
+	// result encodes within.
 	fields map[string]string
 }
 
@@ -57,7 +61,9 @@ type call struct {
 
 // define builds a Tool from typed In/Out structs: the schemas are inferred
 // from the structs (closed: additionalProperties false), the handler gets a
-// decoded In and returns an Out that must validate against the output schema.
+// decoded In and returns an Out, which validates against the output schema
+// by construction (Register refuses an Out type for which that does not
+// hold, see SoundOutput).
 func define[In, Out any](sp spec, h func(ctx context.Context, c *call, in In) (Out, error)) Tool {
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -70,9 +76,6 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *call, in In) (O
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: output schema: %v", sp.name, err))
 	}
-	if sp.output != nil {
-		sp.output(out)
-	}
 	ann := sp.annotations
 	t := Tool{
 		Name:  sp.name,
@@ -81,7 +84,8 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *call, in In) (O
 			Name: sp.name, Title: sp.title, Description: sp.description,
 			Annotations: &ann, InputSchema: in, OutputSchema: out,
 		},
-		fields: sp.fields,
+		fields:  sp.fields,
+		outType: reflect.TypeFor[Out](),
 	}
 	t.run = func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 		var v In
@@ -98,7 +102,10 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *call, in In) (O
 // Register checks every tool and adds it to s. It refuses (and adds
 // nothing) when a tool's input schema is open anywhere — an object that does
 // not say additionalProperties: false would let an undeclared argument be
-// dropped in silence — or when two tools share a name.
+// dropped in silence —, when a tool's output type could encode a value its
+// output schema rejects (SoundOutput: that is what lets results skip
+// validation on every call), or when two tools share a name. Schemas are
+// resolved here, once.
 func Register(s *mcp.Server, env *Env, all []Tool) error {
 	seen := map[string]bool{}
 	for i := range all {
@@ -113,11 +120,14 @@ func Register(s *mcp.Server, env *Env, all []Tool) error {
 		if t.def.Description == "" || t.def.Title == "" || t.def.Annotations == nil {
 			return fmt.Errorf("tools: %s lacks a title, description or annotations", t.Name)
 		}
+		if err := SoundOutput(t.outType); err != nil {
+			return fmt.Errorf("tools: %s: %w", t.Name, err)
+		}
 		var err error
 		if t.in, err = t.def.InputSchema.(*jsonschema.Schema).Resolve(nil); err != nil {
 			return fmt.Errorf("tools: %s: input schema: %w", t.Name, err)
 		}
-		if t.out, err = t.def.OutputSchema.(*jsonschema.Schema).Resolve(nil); err != nil {
+		if _, err = t.def.OutputSchema.(*jsonschema.Schema).Resolve(nil); err != nil {
 			return fmt.Errorf("tools: %s: output schema: %w", t.Name, err)
 		}
 	}
@@ -187,8 +197,11 @@ func join(path, k string) string {
 }
 
 // handler is the MCP handler of t: caller and scope, argument validation,
-// the typed handler, the output checked against the output schema, and every
-// error through toolResult.
+// the typed handler, the output encoded once (text and structured content
+// share the bytes), and every error through toolResult. The output is not
+// validated here: Register proved the Out type sound, so every value of it
+// matches the output schema, and validating each ~10 KB digest cost about a
+// sixth of the service's CPU (docs/BENCHMARKS.md, "MCP: get_trip").
 func (t *Tool) handler(env *Env) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		caller, ok := env.Caller(req)
@@ -213,15 +226,6 @@ func (t *Tool) handler(env *Env) mcp.ToolHandler {
 		b, err := json.Marshal(out)
 		if err != nil {
 			return env.toolResult(ctx, t, raw, fmt.Errorf("marshal %s output: %w", t.Name, err)), nil
-		}
-		var v any
-		if err := json.Unmarshal(b, &v); err != nil {
-			return env.toolResult(ctx, t, raw, err), nil
-		}
-		if err := t.out.Validate(&v); err != nil {
-			// A Roadbook bug: never send structured content that a client
-			// would reject.
-			return env.toolResult(ctx, t, raw, fmt.Errorf("%s output does not match its schema: %w", t.Name, err)), nil
 		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},

@@ -15,10 +15,10 @@ var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 // Next is the one call an agent should make next: the same shape in results
 // and inside errors.
 type Next struct {
-	Tool         string         `json:"tool" jsonschema:"the tool to call"`
-	Arguments    map[string]any `json:"arguments" jsonschema:"the arguments to pass, as is"`
-	AfterSeconds int            `json:"afterSeconds,omitempty" jsonschema:"wait this long before calling"`
-	Why          string         `json:"why" jsonschema:"why this call, written by Roadbook"`
+	Tool         string    `json:"tool" jsonschema:"the tool to call"`
+	Arguments    Arguments `json:"arguments" jsonschema:"the arguments to pass, as is"`
+	AfterSeconds int       `json:"afterSeconds,omitempty" jsonschema:"wait this long before calling"`
+	Why          string    `json:"why" jsonschema:"why this call, written by Roadbook"`
 }
 
 func nextFromAPI(n *roadbookv1.NextCall) *Next {
