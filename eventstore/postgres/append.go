@@ -24,41 +24,26 @@ import (
 // committed: its events would carry higher versions under a lower id. Each
 // expected-version kind closes that door in its own way:
 //
-//   - Exact(n) takes no lock at all. Its CAS `version = n` can succeed only on
-//     the row version its own statement snapshot saw: a racer that waited for
-//     a concurrent writer re-checks `version = n` on the new row version
-//     (READ COMMITTED's EvalPlanQual) and fails, because every append raises
-//     the version. So whoever wrote the stream before a successful Exact
-//     append committed before that append's snapshot was taken, hence took
-//     its id earlier. (If the writer it waited for rolled back, nothing of
-//     that writer remains to be ordered against.) This is the hot path:
-//     aggregates append with Exact.
-//   - StreamExists first locks the stream row (SELECT … FOR NO KEY UPDATE, its
-//     own statement). Row locking (heap_lock_tuple) takes the transaction id
-//     only after it has waited, so the id comes after every earlier writer's,
-//     and the UPDATE that follows, in a new snapshot, cannot be overtaken
-//     while the row is locked.
-//   - NoStream and Any may create the stream, and a creation has no row to
-//     lock: they take the per-stream advisory lock (lockStreamSQL), as
-//     DeleteStream does, so creations, deletion and its tombstone never
-//     interleave (a speculative INSERT takes its id before it may lose the
-//     race and wait). Any on an existing row goes through ON CONFLICT DO
-//     UPDATE, which locks the row with heap_lock_tuple before updating, so it
-//     too takes its id only after the writer before it has finished.
+//   - Every kind first takes the per-stream advisory lock (lockStreamSQL),
+//     in its own statement: an advisory lock assigns no transaction id, so
+//     the id is taken by the stream write that follows, while the stream is
+//     held, and one stream's appends get increasing ids. Deletion takes the
+//     same lock, so creation, appends and the tombstone never interleave.
+//     An earlier version skipped the lock for Exact and took a row lock for
+//     StreamExists, on the argument that a CAS loser always fails on
+//     re-check; TestMixedExpectedVersionKindsKeepPerStreamFeedOrder refuted
+//     it under -race (a stream's versions came out of the feed inverted in
+//     about 1 run in 20), so one lock for every kind it is.
 //
 // In every case the stream row write is the append's first write; the events
 // and blob references are inserted in the same statement only if it
 // returned a row.
 
-// lockStreamSQL serialises creating appends (NoStream, Any) and deletion of
-// one stream. An advisory lock assigns no transaction id, so the id is taken
-// by the first write, while the stream is held. It must be its own statement
-// so the next one's snapshot is taken after the lock.
+// lockStreamSQL serialises the appends and the deletion of one stream. An
+// advisory lock assigns no transaction id, so the id is taken by the first
+// write, while the stream is held. It must be its own statement so the next
+// one's snapshot is taken after the lock.
 const lockStreamSQL = `SELECT pg_advisory_xact_lock(hashtextextended('s:' || $1, 0))`
-
-// lockRowSQL locks the stream row for StreamExists (see above); its own
-// statement, so the UPDATE's snapshot is taken after the lock.
-const lockRowSQL = `SELECT 1 FROM streams WHERE stream_id = $1 FOR NO KEY UPDATE`
 
 // refusalSQL explains an append that wrote nothing. It runs only on refusal,
 // after the statement that refused, so it sees the state that made a racer
@@ -219,34 +204,28 @@ func summaryArgs(req eventstore.AppendRequest) (bool, string, string, string) {
 	return true, req.Summary.Title, req.Summary.Status, data
 }
 
-// appendExactOne runs appendExactOneSQL: a single statement, no lock.
+// appendExactOne runs the stream lock and appendExactOneSQL (plain
+// parameters, no arrays) as one batch: the hot path of aggregates.
 func appendExactOne(ctx context.Context, on querier, req eventstore.AppendRequest, e eventstore.EncodedEvent) (version, first, last *int64, err error) {
 	has, title, status, summary := summaryArgs(req)
-	err = on.QueryRow(ctx, appendExactOneSQL, string(req.Stream), req.Expected.Version(), req.Owner,
-		has, title, status, summary, e.ID, e.Type, string(e.Data), string(e.Metadata)).Scan(&version, &first, &last)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, nil, translate("append", err)
-	}
-	return version, first, last, nil
+	return lockedAppend(ctx, on, string(req.Stream), appendExactOneSQL, string(req.Stream), req.Expected.Version(), req.Owner,
+		has, title, status, summary, e.ID, e.Type, string(e.Data), string(e.Metadata))
 }
 
 // appendGeneral runs the general statement of the request's kind, after the
 // kind's lock statement when it has one, as one batch.
 func appendGeneral(ctx context.Context, on querier, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (version, first, last *int64, err error) {
 	blobs := len(req.BlobRefs) > 0
-	var query, lock string
+	var query string
 	switch {
 	case req.Expected.IsNoStream():
-		query, lock = pick(blobs, appendNoStreamSQL, appendNoStreamBlobsSQL), lockStreamSQL
+		query = pick(blobs, appendNoStreamSQL, appendNoStreamBlobsSQL)
 	case req.Expected.IsExact():
 		query = pick(blobs, appendExactSQL, appendExactBlobsSQL)
 	case req.Expected.IsStreamExists():
-		query, lock = pick(blobs, appendExistsSQL, appendExistsBlobsSQL), lockRowSQL
+		query = pick(blobs, appendExistsSQL, appendExistsBlobsSQL)
 	default:
-		query, lock = pick(blobs, appendAnySQL, appendAnyBlobsSQL), lockStreamSQL
+		query = pick(blobs, appendAnySQL, appendAnyBlobsSQL)
 	}
 	ids := make([][16]byte, len(events))
 	types := make([]string, len(events))
@@ -264,21 +243,27 @@ func appendGeneral(ctx context.Context, on querier, req eventstore.AppendRequest
 	if req.Expected.IsExact() {
 		args = append(args, req.Expected.Version())
 	}
-	if lock == "" {
-		if err := on.QueryRow(ctx, query, args...).Scan(&version, &first, &last); err != nil {
-			return nil, nil, nil, translate("append", err)
-		}
-		return version, first, last, nil
-	}
+	return lockedAppend(ctx, on, string(req.Stream), query, args...)
+}
+
+// lockedAppend sends the stream's advisory lock and the append statement as
+// one batch (one round trip, one implicit transaction). A statement that
+// wrote nothing (CAS lost, stream deleted, owner mismatch) returns nil
+// results, and the caller asks refusal why.
+func lockedAppend(ctx context.Context, on querier, stream, query string, args ...any) (version, first, last *int64, err error) {
 	b := &pgx.Batch{}
-	b.Queue(lock, string(req.Stream))
+	b.Queue(lockStreamSQL, stream)
 	b.Queue(query, args...)
 	br := on.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
 		_ = br.Close()
 		return nil, nil, nil, translate("append", err)
 	}
-	if err := br.QueryRow().Scan(&version, &first, &last); err != nil {
+	err = br.QueryRow().Scan(&version, &first, &last)
+	if errors.Is(err, pgx.ErrNoRows) {
+		version, first, last, err = nil, nil, nil, nil
+	}
+	if err != nil {
 		_ = br.Close()
 		return nil, nil, nil, translate("append", err)
 	}
