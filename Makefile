@@ -87,7 +87,7 @@ tidy:
 
 ## bench: every benchmark target; each prints its figures beside a baseline from the same run.
 .PHONY: bench
-bench: bench-eventstore bench-domain
+bench: bench-eventstore bench-domain bench-pipeline bench-api bench-mcp
 
 .PHONY: bench-eventstore
 bench-eventstore:
