@@ -11,10 +11,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -22,7 +19,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -31,18 +27,16 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/roadbook/roadbook/domain/route"
-	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/services/api/benchtrip"
 	"github.com/roadbook/roadbook/services/api/tripstore"
 )
 
@@ -60,7 +54,7 @@ func main() {
 
 func run(clients int, duration time.Duration, stageCount int) error {
 	ctx := context.Background()
-	dbURL, drop, err := schema(ctx)
+	dbURL, drop, err := pgtest.NewSchema(ctx, "bench_api")
 	if err != nil {
 		return err
 	}
@@ -107,7 +101,7 @@ func run(clients int, duration time.Duration, stageCount int) error {
 		return err
 	}
 
-	tripID, err := thirtyStageTrip(ctx, tripstore.New(store, nil), stageCount)
+	tripID, err := benchtrip.Create(ctx, tripstore.New(store, nil), "testdata/long_brouter_oslo-trondheim_fastbike.gpx", "bench", stageCount)
 	if err != nil {
 		return err
 	}
@@ -219,103 +213,4 @@ func load(ctx context.Context, n int, d time.Duration, fn func(context.Context) 
 		return 0, nil, *p
 	}
 	return int(count.Load()), all, nil
-}
-
-// thirtyStageTrip uploads the Oslo–Trondheim fixture through the trip store
-// and records stageCount stages of equal point count the way the stages
-// worker records its result, then the analysis it starts, so GetTrip folds
-// a realistic stream.
-func thirtyStageTrip(ctx context.Context, ts *tripstore.Store, stageCount int) (string, error) {
-	raw, err := os.ReadFile("testdata/long_brouter_oslo-trondheim_fastbike.gpx")
-	if err != nil {
-		return "", err
-	}
-	r, err := route.ReadGPX(bytes.NewReader(raw))
-	if err != nil {
-		return "", err
-	}
-	hash, err := ts.PutRoute(ctx, r.Points)
-	if err != nil {
-		return "", err
-	}
-	ref, _ := tripstore.HashBytes(hash)
-	gain, loss := route.Elevation(r.Points)
-	id := uuid.New()
-	_, err = ts.Execute(ctx, tripstore.User("bench"), id, trip.Create{Title: "Oslo – Trondheim", Upload: &trip.CreateUpload{
-		Filename: "oslo.gpx", SizeBytes: int64(len(raw)), Route: trip.RouteInfo{Hash: hash, PointCount: len(r.Points),
-			DistanceM: route.Length(r.Points), ElevationKnown: true, AscentM: gain, DescentM: loss}}}, tripstore.Options{BlobRefs: [][]byte{ref}})
-	if err != nil {
-		return "", err
-	}
-	l, err := ts.Load(ctx, tripstore.System(), id)
-	if err != nil {
-		return "", err
-	}
-	pts := r.Points
-	per := (len(pts) - 1) / stageCount
-	var stages []trip.Stage
-	for i := range stageCount {
-		lo, hi := i*per, (i+1)*per
-		if i == stageCount-1 {
-			hi = len(pts) - 1
-		}
-		span := pts[lo : hi+1]
-		up, down := route.Elevation(span)
-		geom := route.Simplify(span, route.DecimationToleranceM)
-		stages = append(stages, trip.Stage{Start: span[0], End: span[len(span)-1], Geometry: geom,
-			DistanceM: route.Length(geom), AscentM: up, DescentM: down, Origin: trip.OriginPaced})
-	}
-	if _, err := ts.Execute(ctx, tripstore.System(), id, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages}, tripstore.Options{}); err != nil {
-		return "", err
-	}
-	l, err = ts.Load(ctx, tripstore.System(), id)
-	if err != nil {
-		return "", err
-	}
-	for _, a := range l.State.Analyses {
-		var done []trip.StageAnalysis
-		for _, s := range a.Stages {
-			done = append(done, trip.StageAnalysis{Stage: s, Families: map[string]string{"geometry": "available"}})
-		}
-		if _, err := ts.Execute(ctx, tripstore.System(), id, trip.RecordAnalysis{AnalysisID: a.ID, Stages: done, Final: true}, tripstore.Options{}); err != nil {
-			return "", err
-		}
-	}
-	return id.String(), nil
-}
-
-// schema creates a schema of the run's own and returns a URL whose
-// connections use it, and a function that drops it.
-func schema(ctx context.Context) (string, func(), error) {
-	server := os.Getenv("ROADBOOK_TEST_DATABASE_URL")
-	if server == "" {
-		server = "postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "bench_api_" + hex.EncodeToString(b[:])
-	conn, err := pgx.Connect(ctx, server)
-	if err != nil {
-		return "", nil, err
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
-		return "", nil, err
-	}
-	u, err := url.Parse(server)
-	if err != nil {
-		return "", nil, err
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	drop := func() {
-		c, err := pgx.Connect(context.Background(), server)
-		if err != nil {
-			return
-		}
-		defer c.Close(context.Background())
-		_, _ = c.Exec(context.Background(), "DROP SCHEMA "+name+" CASCADE")
-	}
-	return u.String(), drop, nil
 }

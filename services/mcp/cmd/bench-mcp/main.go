@@ -19,6 +19,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/roadbook/roadbook/services/api/benchtrip"
 	"log"
 	"os"
 	"runtime/pprof"
@@ -81,7 +82,7 @@ func run(sessions int, duration time.Duration, stageCount int, fixture string) e
 		return err
 	}
 	defer st.close()
-	tripID, err := benchTrip(ctx, st.trips, fixture, stageCount)
+	tripID, err := benchtrip.Create(ctx, st.trips, fixture, benchUser, stageCount)
 	if err != nil {
 		return err
 	}

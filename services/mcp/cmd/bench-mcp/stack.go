@@ -15,6 +15,7 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/services/api/auth"
@@ -45,7 +46,7 @@ func startStack(ctx context.Context, clients int) (st *stack, err error) {
 			st.close()
 		}
 	}()
-	dbURL, drop, err := schema(ctx)
+	dbURL, drop, err := pgtest.NewSchema(ctx, "bench_mcp")
 	if err != nil {
 		return nil, err
 	}

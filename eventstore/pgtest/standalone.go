@@ -1,26 +1,22 @@
-package main
+package pgtest
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
-	"os"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// schema creates a PostgreSQL schema of the run's own on
-// ROADBOOK_TEST_DATABASE_URL (default the local cluster) and returns a URL
-// whose connections use it, and a function that drops it.
-func schema(ctx context.Context) (string, func(), error) {
-	server := os.Getenv("ROADBOOK_TEST_DATABASE_URL")
-	if server == "" {
-		server = "postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
+// NewSchema creates an empty schema named prefix_<random> on the test server
+// for programs that are not tests (the benchmarks), and returns a URL whose
+// connections use it and a function that drops it. Migrating is the caller's.
+func NewSchema(ctx context.Context, prefix string) (string, func(), error) {
+	server := ServerURL()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	name := "bench_mcp_" + hex.EncodeToString(b[:])
+	name := prefix + "_" + hex.EncodeToString(b[:])
 	conn, err := pgx.Connect(ctx, server)
 	if err != nil {
 		return "", nil, err

@@ -1,4 +1,9 @@
-package main
+// Package benchtrip builds the trip the read benchmarks measure (bench-api and
+// bench-mcp): the Oslo–Trondheim fixture uploaded through the trip store, a
+// given number of stages recorded the way the stages worker records its
+// result, and the analysis they start completed. Both benchmarks read the
+// same stream, so their figures compare.
+package benchtrip
 
 import (
 	"bytes"
@@ -12,11 +17,9 @@ import (
 	"github.com/roadbook/roadbook/services/api/tripstore"
 )
 
-// benchTrip is the trip both phases read, the same one bench-api reads: the
-// Oslo–Trondheim fixture uploaded through the trip store, stageCount stages
-// of equal point count recorded the way the stages worker records its
-// result, and the analysis they start completed.
-func benchTrip(ctx context.Context, ts *tripstore.Store, fixture string, stageCount int) (string, error) {
+// Create uploads the GPX at fixture as user's trip, records stageCount stages
+// of equal point count and completes their analysis; it returns the trip id.
+func Create(ctx context.Context, ts *tripstore.Store, fixture, user string, stageCount int) (string, error) {
 	raw, err := os.ReadFile(fixture)
 	if err != nil {
 		return "", err
@@ -32,7 +35,7 @@ func benchTrip(ctx context.Context, ts *tripstore.Store, fixture string, stageCo
 	ref, _ := tripstore.HashBytes(hash)
 	gain, loss := route.Elevation(r.Points)
 	id := uuid.New()
-	_, err = ts.Execute(ctx, tripstore.User(benchUser), id, trip.Create{Title: "Oslo – Trondheim", Upload: &trip.CreateUpload{
+	_, err = ts.Execute(ctx, tripstore.User(user), id, trip.Create{Title: "Oslo – Trondheim", Upload: &trip.CreateUpload{
 		Filename: "oslo.gpx", SizeBytes: int64(len(raw)), Route: trip.RouteInfo{Hash: hash, PointCount: len(r.Points),
 			DistanceM: route.Length(r.Points), ElevationKnown: true, AscentM: gain, DescentM: loss}}}, tripstore.Options{BlobRefs: [][]byte{ref}})
 	if err != nil {
