@@ -19,13 +19,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/roadbook/roadbook/services/api/benchtrip"
 	"log"
 	"os"
 	"runtime/pprof"
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/roadbook/roadbook/services/api/benchtrip"
 )
 
 func main() {
