@@ -155,6 +155,14 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	}
 	for {
 		resp, err := c.shared(ctx, key, func(fctx context.Context) (*Response, error) {
+			// Check the cache again inside the flight: a caller that missed
+			// the cache just before an identical flight finished (and
+			// filled it) would otherwise start a second request.
+			if !req.NoCache && c.cfg.cache != nil {
+				if body, ok, cerr := c.cfg.cache.Get(fctx, key); cerr == nil && ok {
+					return &Response{Status: http.StatusOK, Body: body, Cached: true}, nil
+				}
+			}
 			return c.withRetries(fctx, req, u, key)
 		})
 		// The flight we joined may have been abandoned by everyone else
