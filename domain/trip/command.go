@@ -140,6 +140,20 @@ type AddWaypoint struct {
 	Location route.Point
 }
 
+// RecordWaypointDetour is the detour worker's routed distance for a
+// waypoint (DOMAIN §4): it replaces the straight-line estimate. Stage names
+// the stage content the detour was routed from; a result for a waypoint
+// gone, or for a stage edited since, records nothing. The version does not
+// move.
+type RecordWaypointDetour struct {
+	WaypointID string
+	Stage      StageRef
+	// DetourM is the routed extra riding, there and back, in metres.
+	DetourM float64
+	// Engine names the routing engine ("osrm").
+	Engine string
+}
+
 // RecordAccommodationsFound is a search result: candidates per stage, each
 // for the stage content it was searched for.
 type RecordAccommodationsFound struct {
@@ -257,6 +271,7 @@ func (MoveStage) command()                 {}
 func (DeleteStage) command()               {}
 func (AddRestDay) command()                {}
 func (AddWaypoint) command()               {}
+func (RecordWaypointDetour) command()      {}
 func (RecordAccommodationsFound) command() {}
 func (RescanAccommodations) command()      {}
 func (ChooseAccommodation) command()       {}

@@ -255,10 +255,6 @@ func decideAddWaypoint(s State, c AddWaypoint, today Date) ([]Event, error) {
 		return nil, err
 	}
 	st := s.Stages[c.StageIndex]
-	line := st.Geometry
-	if len(line) == 0 {
-		line = []route.Point{st.Start, st.End}
-	}
 	loc := quantize(c.Location)
 	return []Event{&eventsv1.WaypointAdded{
 		WaypointId:       c.ID,
@@ -267,7 +263,7 @@ func decideAddWaypoint(s State, c AddWaypoint, today Date) ([]Event, error) {
 		Name:             c.Name,
 		Location:         pointPB(loc),
 		Category:         c.Category,
-		DetourM:          roundM(detourEstimate(loc, line)),
+		DetourM:          roundM(detourEstimate(loc, st.line())),
 		DetourEstimated:  true,
 	}}, nil
 }

@@ -3,7 +3,6 @@ package trip
 import (
 	"slices"
 
-	"github.com/roadbook/roadbook/domain/route"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
 
@@ -101,7 +100,12 @@ func Evolve(s State, e Event) State {
 				Location: pointFrom(ev.GetLocation()), DetourM: ev.GetDetourM(), DetourEstimated: ev.GetDetourEstimated(),
 			})
 		}
+	case *eventsv1.WaypointDetourRouted:
+		s = applyWaypointDetourRouted(s, ev)
+	case *eventsv1.AccommodationsRequested:
+		s.AccommodationSearch = AccommodationSearch{Status: ComputationRequested}
 	case *eventsv1.AccommodationsFound:
+		s.AccommodationSearch = AccommodationSearch{Status: ComputationDone, Availability: availabilityName(ev.GetAvailability())}
 		for _, f := range ev.GetStages() {
 			if i := s.stageIndexFor(f.GetStageContentHash(), -1); i >= 0 {
 				s.Stages[i].Offered = nil
@@ -351,11 +355,7 @@ func reattach(stages []Stage, wps []Waypoint, candidates []int) {
 	for _, w := range wps {
 		best, bestD := -1, 0.0
 		for _, c := range candidates {
-			line := stages[c].Geometry
-			if len(line) == 0 {
-				line = []route.Point{stages[c].Start, stages[c].End}
-			}
-			if d := detourEstimate(w.Location, line); best < 0 || d < bestD {
+			if d := detourEstimate(w.Location, stages[c].line()); best < 0 || d < bestD {
 				best, bestD = c, d
 			}
 		}

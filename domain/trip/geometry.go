@@ -191,11 +191,19 @@ func detourEstimate(p route.Point, line []route.Point) float64 {
 	if len(line) == 0 {
 		return 0
 	}
-	best := route.Haversine(p, line[0])
+	return 2 * route.Haversine(p, nearestOnLine(p, line))
+}
+
+// nearestOnLine is the point of a non-empty polyline nearest to p.
+func nearestOnLine(p route.Point, line []route.Point) route.Point {
+	best, bestD := line[0], route.Haversine(p, line[0])
 	for i := 1; i < len(line); i++ {
-		best = math.Min(best, route.Haversine(p, nearestOnSegment(p, line[i-1], line[i])))
+		q := nearestOnSegment(p, line[i-1], line[i])
+		if d := route.Haversine(p, q); d < bestD {
+			best, bestD = q, d
+		}
 	}
-	return 2 * best
+	return best
 }
 
 // nearestOnSegment projects p onto a–b on a local equirectangular plane.

@@ -81,6 +81,9 @@ type State struct {
 	StagesProgress StagesProgress
 	// Analyses are the analyses requested, oldest first.
 	Analyses []Analysis
+	// AccommodationSearch is the latest accommodation search; its status is
+	// none while no search was ever requested.
+	AccommodationSearch AccommodationSearch
 	// Share is the public link.
 	Share ShareLink
 }
@@ -286,6 +289,18 @@ type Analysis struct {
 	Pending []string
 	// Superseded are content hashes whose results were dropped.
 	Superseded []string
+}
+
+// AccommodationSearch is where the latest accommodation search stands, so
+// progress can tell "never requested" from "searching" from "answered"
+// (a stage may rightly have no candidates).
+type AccommodationSearch struct {
+	// Status is none (never requested), requested, or done once a result
+	// landed.
+	Status ComputationStatus
+	// Availability is the last result's: available, not_configured or
+	// unavailable.
+	Availability string
 }
 
 // ShareLink is the trip's public link (DOMAIN §8).

@@ -244,7 +244,8 @@ func progress(s trip.State) *roadbookv1.Progress {
 		}
 		return pp
 	}
-	p.Labels, p.Analysis, p.Accommodations = count(labelled), count(analyzed), count(offered)
+	p.Labels, p.Analysis = count(labelled), count(analyzed)
+	p.Accommodations = accommodationsProgress(s.AccommodationSearch, count(offered))
 	if unlabelable > 0 && labelled+unlabelable == total {
 		// Every stage without labels was recorded as unlabelable (no
 		// geocoder, the geocoder down): say so rather than "pending" forever.
@@ -259,6 +260,29 @@ func progress(s trip.State) *roadbookv1.Progress {
 		}
 	}
 	return p
+}
+
+// accommodationsProgress is the accommodation search's part: absent when
+// no search was ever requested (nothing is pending, and an absent part is
+// no part of the trip's work), the stages with candidates while one runs,
+// and settled once its result landed — done even where a stage has no
+// candidates, unavailable when no provider is configured or it was down.
+func accommodationsProgress(search trip.AccommodationSearch, offered *roadbookv1.PartProgress) *roadbookv1.PartProgress {
+	switch search.Status {
+	case trip.ComputationNone:
+		return nil
+	case trip.ComputationRequested:
+		return offered
+	}
+	switch search.Availability {
+	case "not_configured":
+		offered.State, offered.Reason = roadbookv1.ComputationState_COMPUTATION_STATE_UNAVAILABLE, "no accommodation provider is configured"
+	case "unavailable":
+		offered.State, offered.Reason = roadbookv1.ComputationState_COMPUTATION_STATE_UNAVAILABLE, "the accommodation provider was unavailable"
+	default:
+		offered.State = roadbookv1.ComputationState_COMPUTATION_STATE_DONE
+	}
+	return offered
 }
 
 var severities = map[string]roadbookv1.Severity{

@@ -17,6 +17,7 @@ import (
 	"github.com/roadbook/roadbook/services/worker/internal/fetch"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
+	"github.com/roadbook/roadbook/services/worker/internal/upstream"
 )
 
 // routeFetcher adapts fetch.Fetcher to the consumers' RouteFetcher and
@@ -153,8 +154,10 @@ func providerStages(in []trip.Stage) []provider.Stage {
 }
 
 // familyProvider is one rule family of provider.Analyzer as a
-// consumer.Provider: OSM (Overpass POIs: resupply and water gaps, event
-// family "resupply") or weather (Open-Meteo: comfort and headwind).
+// consumer.Provider: OSM (Overpass, one query per stage: the event families
+// of provider.OSMFamilies — traffic, surface, resupply, services, crossings,
+// culture) or weather (Open-Meteo: comfort and headwind). A failure makes
+// every event family it claims unavailable.
 type familyProvider struct {
 	a      *provider.Analyzer
 	family alert.RuleFamily
@@ -187,7 +190,11 @@ func (p familyProvider) Analyze(ctx context.Context, _ trip.State, stages []trip
 	}
 	out := consumer.ProviderResult{StageAlerts: map[string][]trip.Alert{}}
 	for _, a := range res.Alerts {
-		ta := tripAlert(a, p.events[0])
+		family := provider.EventFamily(a.Code)
+		if family == "" {
+			family = p.events[0]
+		}
+		ta := tripAlert(a, family)
 		if h, ok := hashByIndex[a.StageIndex]; ok && a.StageIndex != alert.TripWide {
 			out.StageAlerts[h] = append(out.StageAlerts[h], ta)
 			continue
@@ -238,4 +245,33 @@ func (f accommodationFinder) FindAccommodations(ctx context.Context, t trip.Stat
 		}
 	}
 	return out, nil
+}
+
+// detourRouter routes waypoint detours with an OSRM-compatible endpoint:
+// provider.Detour through the shared upstream client (pacer, cache,
+// breaker).
+type detourRouter struct{ osrm *provider.OSRM }
+
+// Engine implements consumer.DetourRouter.
+func (detourRouter) Engine() string { return "osrm" }
+
+// Detour implements consumer.DetourRouter. OSRM's NoRoute becomes
+// consumer.ErrNoRoute; an answer that is not the documented JSON or a
+// request nobody will ever answer (404, 403, refused, too large) is
+// permanent; the rest (down, rate limited, breaker open) is transient and
+// retried.
+func (r detourRouter) Detour(ctx context.Context, from, waypoint route.Point) (float64, error) {
+	d, routed, err := provider.Detour(ctx, r.osrm, from, waypoint)
+	switch {
+	case errors.Is(err, provider.ErrNoRoute):
+		return 0, fmt.Errorf("%w: %w", consumer.ErrNoRoute, err)
+	case errors.Is(err, provider.ErrBadAnswer), errors.Is(err, upstream.ErrNotFound), errors.Is(err, upstream.ErrForbidden),
+		errors.Is(err, upstream.ErrRefused), errors.Is(err, upstream.ErrBodyTooLarge):
+		return 0, consumer.Permanent(err)
+	case err != nil:
+		return 0, err
+	case !routed:
+		return 0, consumer.Permanent(errors.New("osrm: the detour was not routed"))
+	}
+	return d, nil
 }

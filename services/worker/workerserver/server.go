@@ -85,9 +85,11 @@ type Config struct {
 	// KomootURL, StravaURL and RideWithGPSURL replace the route sources'
 	// production base URLs (the user's URL never chooses the host).
 	KomootURL, StravaURL, RideWithGPSURL string
-	// OverpassURL (POIs: resupply and water gaps; accommodation searches),
-	// OpenMeteoURL (weather) and OSRMURL (routing) are the data providers'
-	// base URLs; empty turns one off.
+	// OverpassURL (OSM data: the traffic, surface, resupply, services,
+	// crossings and culture rules, and accommodation searches), OpenMeteoURL
+	// (weather) and OSRMURL (routed waypoint detours) are the data
+	// providers' base URLs; empty turns one off (its families then read
+	// not_configured, and detours stay estimated).
 	OverpassURL, OpenMeteoURL, OSRMURL string
 	// ProviderInterval spaces the requests to each data provider, for the
 	// whole application (default 1 s).
@@ -225,7 +227,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	workers, err := consumer.NewWorkers(consumer.WorkersConfig{
 		Trips: trips, Fetcher: tp.fetcher, Labeler: tp.labeler, Providers: append(tp.providers, cfg.Providers...),
-		Accommodations: tp.finder, Zones: cfg.Zones, Logger: cfg.Logger,
+		Accommodations: tp.finder, Detours: tp.router, Zones: cfg.Zones, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)

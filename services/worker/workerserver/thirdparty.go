@@ -2,7 +2,6 @@ package workerserver
 
 import (
 	"fmt"
-	"log/slog"
 	"net"
 	"net/netip"
 	"net/url"
@@ -53,6 +52,8 @@ type thirdParties struct {
 	labeler   consumer.Labeler
 	providers []consumer.Provider
 	finder    consumer.AccommodationFinder
+	// router routes waypoint detours (nil: they stay estimated).
+	router consumer.DetourRouter
 	// searcher answers the API's geocoding requests (nil: none).
 	searcher geocode.Geocoder
 	// queue runs with the worker when the geocoder is Nominatim.
@@ -148,8 +149,11 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		if err != nil {
 			return tp, err
 		}
+		// One provider for the six OSM families: one Overpass query per
+		// stage evaluates them all, so they are available, unavailable or
+		// not_configured together.
 		tp.providers = append(tp.providers, familyProvider{
-			a: &provider.Analyzer{Overpass: o, SkipAccommodations: true}, family: alert.FamilyOSM, events: []string{"resupply"}})
+			a: &provider.Analyzer{Overpass: o, SkipAccommodations: true}, family: alert.FamilyOSM, events: provider.OSMFamilies()})
 		tp.finder = accommodationFinder{o}
 	}
 	if cfg.OpenMeteoURL != "" {
@@ -168,11 +172,11 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		if err != nil {
 			return tp, err
 		}
-		if _, err := provider.NewOSRM(c); err != nil {
+		o, err := provider.NewOSRM(c)
+		if err != nil {
 			return tp, err
 		}
-		cfg.Logger.Warn("an OSRM endpoint is configured, but no worker job routes waypoint detours yet: they stay estimated",
-			slog.String("osrm_url", cfg.OSRMURL))
+		tp.router = detourRouter{o}
 	}
 	return tp, nil
 }

@@ -46,8 +46,10 @@ func komootServer(t *testing.T, hits *atomic.Int32) *httptest.Server {
 }
 
 // overpassServer answers Overpass QL POSTs in the documented JSON format:
-// hotels and a camp site near any stage end for tourism queries, nothing
-// for POI queries (so every stage has a resupply gap).
+// for the analysis' stage query ("out tags geom"), the trunk road createLine
+// runs on and nothing else (so every stage has a resupply gap and no health
+// service near); hotels and a camp site near any stage end for
+// accommodation queries.
 func overpassServer(t *testing.T, hits *atomic.Int32) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -57,7 +59,11 @@ func overpassServer(t *testing.T, hits *atomic.Int32) *httptest.Server {
 			return
 		}
 		var els []map[string]any
-		if strings.Contains(q, `"tourism"`) {
+		switch {
+		case strings.Contains(q, "out tags geom"):
+			els = []map[string]any{{"type": "way", "id": 7, "tags": map[string]string{"highway": "trunk", "ref": "E6"},
+				"geometry": []map[string]float64{{"lat": 59.91, "lon": 10.75}, {"lat": 60.8, "lon": 10.7}}}}
+		case strings.Contains(q, `"tourism"`):
 			lat, lon := aroundPoint(t, q)
 			els = []map[string]any{
 				{"type": "node", "id": 1, "lat": lat + 0.001, "lon": lon, "tags": map[string]string{"tourism": "hotel", "name": "Hotel Nord", "website": "https://hotel.example", "stars": "3"}},
@@ -154,7 +160,7 @@ func TestWiring(t *testing.T) {
 		require.Zero(t, hits.Load(), "refused at dial time: the server never saw a request")
 	})
 
-	t.Run("configured data providers evaluate the weather and resupply families and search accommodations", func(t *testing.T) {
+	t.Run("configured data providers evaluate the weather and the six OSM families and search accommodations", func(t *testing.T) {
 		t.Parallel()
 		var overpassHits, meteoHits atomic.Int32
 		overpass, meteo := overpassServer(t, &overpassHits), openMeteoServer(t, &meteoHits)
@@ -166,17 +172,31 @@ func TestWiring(t *testing.T) {
 		id := createLine(t, e, "rider-p", trip.SettingsPatch{StartDate: &start})
 		waitTerminal(t, e.store, id)
 		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
-		codes := map[string]int{}
+		codes, families := map[string]int{}, map[string]string{}
 		for _, s := range st.Stages {
-			require.Equal(t, "available", s.Families["resupply"], "stage %d", s.Index)
-			require.Equal(t, "available", s.Families["weather"], "stage %d", s.Index)
-			require.Equal(t, "not_configured", s.Families["traffic"])
+			for _, f := range append(osmFamilies, "weather") {
+				require.Equal(t, "available", s.Families[f], "stage %d, family %s", s.Index, f)
+			}
 			for _, a := range s.Alerts {
 				codes[a.Code]++
+				families[a.Code] = a.Family
 			}
 		}
-		require.Positive(t, codes["resupply_gap"], "no shop anywhere: every stage has a resupply gap: %v", codes)
+		n := len(st.Stages)
+		require.Equal(t, n, codes["resupply_gap"], "no shop anywhere: every stage has a resupply gap: %v", codes)
+		require.Equal(t, n, codes["traffic_primary_road"], "every stage runs on the trunk road: %v", codes)
+		require.Equal(t, n, codes["no_health_service"], "no health service anywhere: %v", codes)
 		require.Positive(t, codes["weather_comfort_low"], "38 °C, 90 %% humidity, rain: %v", codes)
+		want := map[string]string{
+			"resupply_gap": "resupply", "water_gap": "resupply", "traffic_primary_road": "traffic",
+			"no_bike_shop": "services", "no_railway_station": "services", "no_health_service": "services",
+			"weather_comfort_low": "weather", "headwind": "weather",
+		}
+		for code, family := range families {
+			if w, ok := want[code]; ok {
+				require.Equal(t, w, family, "%s is recorded in its own family", code)
+			}
+		}
 		require.Empty(t, st.Stages[0].Offered, "accommodations have their own job")
 
 		_, err := e.trips.Execute(ctx, tripstore.User("rider-p"), id, trip.RescanAccommodations{Version: st.Version, RadiusM: 5000}, tripstore.Options{})
@@ -189,6 +209,34 @@ func TestWiring(t *testing.T) {
 		require.Equal(t, "Hotel Nord", st.Stages[0].Offered[0].Name)
 	})
 
+	t.Run("a failing Overpass makes the six OSM families unavailable and the weather still runs", func(t *testing.T) {
+		t.Parallel()
+		var overpassHits, meteoHits atomic.Int32
+		overpass := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			overpassHits.Add(1)
+			w.WriteHeader(http.StatusGatewayTimeout)
+		}))
+		t.Cleanup(overpass.Close)
+		meteo := openMeteoServer(t, &meteoHits)
+		e := start(t, func(c *workerserver.Config) {
+			c.OverpassURL, c.OpenMeteoURL, c.UserAgent, c.ProviderInterval = overpass.URL, meteo.URL, testUA, 5*time.Millisecond
+		})
+		start := trip.DateOf(time.Now().AddDate(0, 0, 1))
+		id := createLine(t, e, "rider-f", trip.SettingsPatch{StartDate: &start})
+		waitTerminal(t, e.store, id)
+		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
+		require.Positive(t, overpassHits.Load())
+		for _, s := range st.Stages {
+			for _, f := range osmFamilies {
+				require.Equal(t, "unavailable", s.Families[f], "stage %d, family %s", s.Index, f)
+			}
+			require.Equal(t, "available", s.Families["weather"], "stage %d", s.Index)
+			for _, a := range s.Alerts {
+				require.NotContains(t, osmFamilies, a.Family, "no OSM finding without OSM data: %v", a)
+			}
+		}
+	})
+
 	t.Run("without providers the families and an accommodation search are not_configured", func(t *testing.T) {
 		t.Parallel()
 		e := start(t, nil)
@@ -196,8 +244,9 @@ func TestWiring(t *testing.T) {
 		id := createLine(t, e, "rider-n", trip.SettingsPatch{})
 		waitTerminal(t, e.store, id)
 		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
-		require.Equal(t, "not_configured", st.Stages[0].Families["weather"])
-		require.Equal(t, "not_configured", st.Stages[0].Families["resupply"])
+		for _, f := range append(osmFamilies, "weather") {
+			require.Equal(t, "not_configured", st.Stages[0].Families[f], f)
+		}
 		_, err := e.trips.Execute(ctx, tripstore.User("rider-n"), id, trip.RescanAccommodations{Version: st.Version, RadiusM: 5000}, tripstore.Options{})
 		require.NoError(t, err)
 		require.Eventually(t, func() bool {
@@ -235,6 +284,9 @@ func TestWiring(t *testing.T) {
 		require.ErrorContains(t, err, `"google"`)
 	})
 }
+
+// osmFamilies are the event families the Overpass rules evaluate.
+var osmFamilies = []string{"traffic", "surface", "resupply", "services", "crossings", "culture"}
 
 // createLine creates a ~100 km trip due north from Oslo (two stages at a
 // 60 km cap).

@@ -22,6 +22,7 @@ type Workers struct {
 	labeler   Labeler
 	providers []Provider
 	finder    AccommodationFinder
+	router    DetourRouter
 	logger    *slog.Logger
 
 	zonesOnce sync.Once
@@ -30,18 +31,20 @@ type Workers struct {
 }
 
 // WorkersConfig configures the handlers. Fetcher, Labeler, Providers,
-// Accommodations and Zones are optional: without a fetcher URL imports fail
-// as source_unavailable, without a labeler the labels are recorded
-// unavailable ("no geocoder is configured"), without providers their
-// families are not_configured, without Accommodations a search records
-// not_configured, and without Zones the offline time-zone finder is built
-// on the first dated trip.
+// Accommodations, Detours and Zones are optional: without a fetcher URL
+// imports fail as source_unavailable, without a labeler the labels are
+// recorded unavailable ("no geocoder is configured"), without providers
+// their families are not_configured, without Accommodations a search
+// records not_configured, without Detours waypoint detours stay estimated,
+// and without Zones the offline time-zone finder is built on the first
+// dated trip.
 type WorkersConfig struct {
 	Trips          *tripstore.Store
 	Fetcher        RouteFetcher
 	Labeler        Labeler
 	Providers      []Provider
 	Accommodations AccommodationFinder
+	Detours        DetourRouter
 	Zones          alert.ZoneFinder
 	Logger         *slog.Logger
 }
@@ -61,7 +64,7 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 			}
 		}
 	}
-	w := &Workers{trips: cfg.Trips, fetcher: cfg.Fetcher, labeler: cfg.Labeler, providers: cfg.Providers, finder: cfg.Accommodations, logger: cfg.Logger, zones: cfg.Zones}
+	w := &Workers{trips: cfg.Trips, fetcher: cfg.Fetcher, labeler: cfg.Labeler, providers: cfg.Providers, finder: cfg.Accommodations, router: cfg.Detours, logger: cfg.Logger, zones: cfg.Zones}
 	if w.logger == nil {
 		w.logger = slog.New(slog.DiscardHandler)
 	}
@@ -83,13 +86,16 @@ func (w *Workers) Handle(ctx context.Context, j job.Job, progress func()) error 
 		return w.analyse(ctx, j, progress)
 	case job.KindAccommodations:
 		return w.searchAccommodations(ctx, j, progress)
+	case job.KindDetour:
+		return w.routeDetour(ctx, j, progress)
 	}
 	return fmt.Errorf("%w: kind %q", job.ErrInvalidJob, j.Kind)
 }
 
 // RecordFailure appends the job's terminal failure event (RouteImportFailed,
-// StagesFailed, AnalysisFailed, or AccommodationsFound marked unavailable). Its id is derived too, so two workers
-// giving up on the same request record one failure.
+// StagesFailed, AnalysisFailed, or AccommodationsFound marked unavailable).
+// Its id is derived too, so two workers giving up on the same request
+// record one failure. A detour records none: its estimate stays.
 func (w *Workers) RecordFailure(ctx context.Context, j job.Job, cause error, retryable bool) error {
 	switch j.Kind {
 	case job.KindImport:
@@ -100,6 +106,8 @@ func (w *Workers) RecordFailure(ctx context.Context, j job.Job, cause error, ret
 		return w.analysisFailed(ctx, j, cause, retryable)
 	case job.KindAccommodations:
 		return w.accommodationsFailed(ctx, j, cause)
+	case job.KindDetour:
+		return w.detourFailed(j, cause)
 	}
 	return fmt.Errorf("%w: kind %q", job.ErrInvalidJob, j.Kind)
 }

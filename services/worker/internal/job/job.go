@@ -23,15 +23,22 @@ const (
 	// KindAccommodations searches accommodations near stage ends
 	// (AccommodationsRequested) and records AccommodationsFound.
 	KindAccommodations Kind = "accommodations"
+	// KindDetour routes the detour of a waypoint added with an estimate
+	// (WaypointAdded) and records WaypointDetourRouted. It is no request a
+	// trip waits for: without a routing engine, or when the engine finds no
+	// route, the estimate stays and nothing is recorded.
+	KindDetour Kind = "detour"
 )
 
 // Kinds lists every kind, in pipeline order.
-func Kinds() []Kind { return []Kind{KindImport, KindStages, KindAnalysis, KindAccommodations} }
+func Kinds() []Kind {
+	return []Kind{KindImport, KindStages, KindAnalysis, KindAccommodations, KindDetour}
+}
 
 // Valid reports whether k is one of Kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case KindImport, KindStages, KindAnalysis, KindAccommodations:
+	case KindImport, KindStages, KindAnalysis, KindAccommodations, KindDetour:
 		return true
 	}
 	return false
@@ -86,7 +93,7 @@ type Job struct {
 	// ComputedFor says what the work is for: the analysis id for analysis
 	// jobs, the pacing settings hash for a settings change, the route hash
 	// for an imported route, the source URL for an import, the radius in
-	// metres for an accommodations search.
+	// metres for an accommodations search, the waypoint id for a detour.
 	ComputedFor string `json:"computedFor,omitempty"`
 }
 
@@ -107,7 +114,7 @@ func (j Job) Validate() error {
 	case j.TripID == uuid.Nil:
 		return fmt.Errorf("%w: tripId is missing", ErrInvalidJob)
 	case !j.Kind.Valid():
-		return fmt.Errorf("%w: kind %q is not one of import, stages, analysis, accommodations", ErrInvalidJob, j.Kind)
+		return fmt.Errorf("%w: kind %q is not one of import, stages, analysis, accommodations, detour", ErrInvalidJob, j.Kind)
 	case j.RequestEventID == uuid.Nil:
 		return fmt.Errorf("%w: requestEventId is missing", ErrInvalidJob)
 	}

@@ -20,6 +20,8 @@ import (
 //   - AnalysisRequested               → analysis (trip.Decide appends it after
 //     StagesComputed and after every edit, so analysis is mapped from it only)
 //   - AccommodationsRequested         → accommodations
+//   - WaypointAdded, detour estimated → detour (routed when a routing engine
+//     is configured; no terminal event is awaited: the estimate stands)
 //
 // Events of other streams and every other type need no work. ok is false
 // when the event needs none.
@@ -48,6 +50,11 @@ func For(ev eventstore.RecordedEvent) (Job, bool) {
 		j.Kind, j.ComputedFor = KindAnalysis, p.GetAnalysisId()
 	case *eventsv1.AccommodationsRequested:
 		j.Kind, j.ComputedFor = KindAccommodations, AccommodationsFor(int(p.GetRadiusM()), p.GetStageIndexes())
+	case *eventsv1.WaypointAdded:
+		if !p.GetDetourEstimated() {
+			return Job{}, false
+		}
+		j.Kind, j.ComputedFor = KindDetour, p.GetWaypointId()
 	default:
 		return Job{}, false
 	}

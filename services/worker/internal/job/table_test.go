@@ -33,6 +33,9 @@ func TestFor(t *testing.T) {
 		{"a copy with stages needs nothing", "trip-" + trip.String(), &eventsv1.TripDuplicated{Route: &eventsv1.RouteImported{RouteHash: hash}, Stages: &eventsv1.StagesComputed{}}, "", false},
 		{"an analysis request is analysed", "trip-" + trip.String(), &eventsv1.AnalysisRequested{AnalysisId: trip.String()}, KindAnalysis, true},
 		{"an accommodations request is searched", "trip-" + trip.String(), &eventsv1.AccommodationsRequested{RadiusM: 5000}, KindAccommodations, true},
+		{"a waypoint added with an estimated detour is routed", "trip-" + trip.String(), &eventsv1.WaypointAdded{WaypointId: trip.String(), DetourEstimated: true}, KindDetour, true},
+		{"a waypoint added with a routed detour needs nothing", "trip-" + trip.String(), &eventsv1.WaypointAdded{WaypointId: trip.String()}, "", false},
+		{"a routed detour maps to nothing", "trip-" + trip.String(), &eventsv1.WaypointDetourRouted{WaypointId: trip.String()}, "", false},
 		{"computed stages map to nothing (Decide requests the analysis)", "trip-" + trip.String(), &eventsv1.StagesComputed{}, "", false},
 		{"another aggregate's stream maps to nothing", "other-1", &eventsv1.RouteImported{RouteHash: hash}, "", false},
 	}

@@ -24,7 +24,7 @@ type Stage struct {
 	Date time.Time
 	// Start and End are the stage's endpoints.
 	Start, End route.Point
-	// Points is the stage geometry (for resupply and water gaps).
+	// Points is the stage geometry (for the OSM rules).
 	Points []route.Point
 	// RestDay marks a 0 km rest day (skipped).
 	RestDay bool
@@ -33,8 +33,8 @@ type Stage struct {
 // Result is what the data providers found, with the availability of each
 // family they cover — evaluated, or unavailable with a reason; never silent.
 type Result struct {
-	// Alerts are the OSM gap alerts and the weather alerts (comfort per
-	// stage, headwind trip-wide).
+	// Alerts are the OSM alerts (EventFamily names the event family of
+	// each) and the weather alerts (comfort per stage, headwind trip-wide).
 	Alerts []alert.Alert
 	// Accommodations are the shortlists (≤ 5) per stage index.
 	Accommodations map[int][]alert.Accommodation
@@ -46,7 +46,8 @@ type Result struct {
 // Analyzer evaluates the provider-backed rule families. A nil provider is
 // "not configured": its family is unavailable with that reason.
 type Analyzer struct {
-	// Overpass serves accommodations and POIs (FamilyOSM); nil = off.
+	// Overpass serves accommodations and the OSM rules (FamilyOSM: one
+	// query per stage, see Along); nil = off.
 	Overpass *Overpass
 	// Weather serves forecasts (FamilyWeather); nil = off.
 	Weather *OpenMeteo
@@ -54,7 +55,7 @@ type Analyzer struct {
 	Enabled []alert.AccommodationType
 	// SkipAccommodations leaves the shortlists to their own job
 	// (AccommodationsRequested): the analysis then asks Overpass only for
-	// the POIs of the gap rules.
+	// the elements of the OSM rules.
 	SkipAccommodations bool
 }
 
@@ -97,15 +98,14 @@ func (a *Analyzer) osm(ctx context.Context, stages []Stage) ([]alert.Alert, map[
 			accs[s.Index] = shortlist
 		}
 
-		line, at := sample(s.Points, sampleSpacingM)
-		if len(line) < 2 {
+		if len(s.Points) < 2 {
 			continue
 		}
-		pois, err := a.Overpass.POIsAlong(ctx, line, POIRadiusM)
+		feats, err := a.Overpass.Along(ctx, s.Points)
 		if err != nil {
 			return nil, nil, alert.Unavailable(alert.FamilyOSM, unavailableReason("overpass", err))
 		}
-		alerts = append(alerts, gapAlerts(s.Index, line, at, pois)...)
+		alerts = append(alerts, osmAlerts(s, feats)...)
 	}
 	return alerts, accs, alert.Evaluated(alert.FamilyOSM)
 }

@@ -5,97 +5,77 @@ import (
 	"slices"
 
 	"github.com/roadbook/roadbook/domain/alert"
-	"github.com/roadbook/roadbook/domain/route"
 )
 
-// Gap rules of DOMAIN §5 (OSM family).
+// Gap rules of DOMAIN §5 (event family "resupply").
 const (
 	// MaxGapKm: a stretch longer than this without resupply (or water) is
 	// flagged.
 	MaxGapKm = 30.0
-	// POIRadiusM: a POI counts for the route when it is this close to it.
+	// POIRadiusM: a resupply or water point counts for the route when it is
+	// this close to it.
 	POIRadiusM = 500.0
-	// sampleSpacingM: the route is sampled this often for the Overpass
-	// "around" line and the POI projection.
-	sampleSpacingM = 1000.0
 )
 
-// Alert codes Roadbook raises from OSM POIs. domain/alert has no code for
-// them yet; they are stable strings of the same type.
-const (
-	CodeResupplyGap alert.Code = "resupply_gap"
-	CodeWaterGap    alert.Code = "water_gap"
-)
+// resupplyShops are the shop values selling food; every shop also sells
+// water.
+var resupplyShops = []string{"supermarket", "convenience", "bakery", "general", "greengrocer"}
 
-// sample keeps points about every spacing metres (Haversine), always the
-// first and last, with their distance from the start.
-func sample(pts []route.Point, spacing float64) (out []route.Point, at []float64) {
-	if len(pts) == 0 {
-		return nil, nil
-	}
-	out, at = []route.Point{pts[0]}, []float64{0}
-	total, last := 0.0, 0.0
-	for i := 1; i < len(pts); i++ {
-		total += route.Haversine(pts[i-1], pts[i])
-		if total-last >= spacing || i == len(pts)-1 {
-			out, at = append(out, pts[i]), append(at, total)
-			last = total
-		}
-	}
-	return out, at
+// waterAmenities are the amenity values of drinking water (besides
+// man_made=water_tap).
+var waterAmenities = []string{"drinking_water", "water_point"}
+
+// isResupply: food can be bought there.
+func isResupply(tags map[string]string) bool { return slices.Contains(resupplyShops, tags["shop"]) }
+
+// isWater: drinking water — a tap, a fountain, or a shop.
+func isWater(tags map[string]string) bool {
+	return isResupply(tags) || slices.Contains(waterAmenities, tags["amenity"]) || tags["man_made"] == "water_tap"
 }
 
-// longestGap returns the longest stretch (km) of the sampled line without a
-// POI matching keep within radius, and where it starts.
-func longestGap(line []route.Point, at []float64, pois []POI, keep func(POI) bool) (gapKm float64, from route.Point) {
-	if len(line) == 0 {
-		return 0, route.Point{}
-	}
-	var marks []float64
-	for _, p := range pois {
-		if !keep(p) {
+// longestGap returns the longest stretch (km) of the track without a
+// feature matching keep within POIRadiusM, and where it starts.
+func longestGap(t track, feats []Feature, keep func(map[string]string) bool) (gapKm, fromM float64) {
+	marks := []float64{0, t.length()}
+	for _, f := range feats {
+		if !keep(f.Tags) {
 			continue
 		}
-		best, bestD := -1, POIRadiusM+sampleSpacingM/2
-		for i, q := range line {
-			if d := route.Haversine(q, route.Point{Lat: p.Lat, Lon: p.Lon}); d <= bestD {
-				best, bestD = i, d
-			}
-		}
-		if best >= 0 {
-			marks = append(marks, at[best])
+		if _, at, ok := t.nearest(f.Line, POIRadiusM); ok {
+			marks = append(marks, at)
 		}
 	}
-	end := at[len(at)-1]
-	marks = append(marks, 0, end)
 	slices.Sort(marks)
-	gapStart := 0.0
 	for i := 1; i < len(marks); i++ {
-		if g := marks[i] - marks[i-1]; g/1000 > gapKm {
-			gapKm, gapStart = g/1000, marks[i-1]
+		if g := (marks[i] - marks[i-1]) / 1000; g > gapKm {
+			gapKm, fromM = g, marks[i-1]
 		}
 	}
-	idx, _ := slices.BinarySearch(at, gapStart)
-	return gapKm, line[min(idx, len(line)-1)]
+	return gapKm, fromM
 }
 
-// gapAlerts raises the resupply and water gap warnings of one stage.
-func gapAlerts(index int, line []route.Point, at []float64, pois []POI) []alert.Alert {
+// gapAlerts raises the resupply and water gap warnings of one stage: a
+// stretch of more than MaxGapKm without the point within POIRadiusM.
+func gapAlerts(index int, t track, feats []Feature) []alert.Alert {
+	if len(t.pts) < 2 {
+		return nil
+	}
 	var out []alert.Alert
 	for _, r := range []struct {
 		code alert.Code
 		what string
-		keep func(POI) bool
+		keep func(map[string]string) bool
 	}{
-		{CodeResupplyGap, "resupply", func(p POI) bool { return p.Resupply }},
-		{CodeWaterGap, "drinking water", func(p POI) bool { return p.Water }},
+		{alert.CodeResupplyGap, "resupply", isResupply},
+		{alert.CodeWaterGap, "drinking water", isWater},
 	} {
-		gap, from := longestGap(line, at, pois, r.keep)
+		gap, from := longestGap(t, feats, r.keep)
 		if gap > MaxGapKm {
+			p := t.pointAt(from)
 			out = append(out, alert.Alert{
 				Code: r.code, Severity: alert.SeverityWarning, StageIndex: index,
-				Message:  fmt.Sprintf("No %s for %.1f km on this stage (more than %.0f km).", r.what, gap, MaxGapKm),
-				HasPoint: true, Lat: from.Lat, Lon: from.Lon, Value: gap,
+				Message:  fmt.Sprintf("No %s for %.1f km on this stage (more than %.0f km), from %.1f km in.", r.what, gap, MaxGapKm, from/1000),
+				HasPoint: true, Lat: p.Lat, Lon: p.Lon, Value: round1(gap),
 			})
 		}
 	}

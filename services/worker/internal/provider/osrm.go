@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/roadbook/roadbook/domain/route"
@@ -38,6 +39,10 @@ func (o *OSRM) Distance(ctx context.Context, pts ...route.Point) (float64, error
 		path += coord(p.Lon) + "," + coord(p.Lat)
 	}
 	resp, err := o.c.Do(ctx, upstream.Request{Path: path, Query: map[string][]string{"overview": {"false"}}})
+	if errors.Is(err, upstream.ErrRejected) {
+		// OSRM answers every non-Ok code (NoRoute, NoSegment…) with HTTP 400.
+		return 0, fmt.Errorf("%w: osrm refused to route the points: %w", ErrNoRoute, err)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -19,9 +19,9 @@ const DefaultOverpassBaseURL = "https://overpass-api.de"
 // overpassPath is where an Overpass-compatible endpoint takes queries.
 const overpassPath = "/api/interpreter"
 
-// Overpass reads OpenStreetMap nodes from an Overpass-compatible endpoint
-// (Overpass QL, [out:json]) through an upstream client, which the caller
-// configures (base URL, pacer, cache, breaker).
+// Overpass reads OpenStreetMap nodes and ways from an Overpass-compatible
+// endpoint (Overpass QL, [out:json]) through an upstream client, which the
+// caller configures (base URL, pacer, cache, breaker).
 type Overpass struct {
 	c *upstream.Client
 }
@@ -35,14 +35,37 @@ func NewOverpass(c *upstream.Client) (*Overpass, error) {
 	return &Overpass{c: c}, nil
 }
 
-// Element is one node of an Overpass JSON answer
-// ({"elements":[{"type":"node","id":…,"lat":…,"lon":…,"tags":{…}}]}).
+// Element is one element of an Overpass JSON answer: a node
+// ({"type":"node","id":…,"lat":…,"lon":…,"tags":{…}}) or, printed with
+// "out geom", a way with its geometry
+// ({"type":"way","id":…,"geometry":[{"lat":…,"lon":…},…],"tags":{…}}).
 type Element struct {
-	Type string            `json:"type"`
-	ID   int64             `json:"id"`
-	Lat  float64           `json:"lat"`
-	Lon  float64           `json:"lon"`
-	Tags map[string]string `json:"tags"`
+	Type     string            `json:"type"`
+	ID       int64             `json:"id"`
+	Lat      float64           `json:"lat"`
+	Lon      float64           `json:"lon"`
+	Tags     map[string]string `json:"tags"`
+	Geometry []*LatLon         `json:"geometry"`
+}
+
+// LatLon is one vertex of a way's geometry (null in the answer when the
+// vertex lies outside a bounding box the query set).
+type LatLon struct {
+	Lat float64 `json:"lat"`
+	Lon float64 `json:"lon"`
+}
+
+// Feature is one OSM element as the rules see it: a node (Line holds its
+// one point) or a way (Line is its geometry, at least one point).
+type Feature struct {
+	// Type is "node" or "way".
+	Type string
+	// ID is the OSM reference, "node/123" or "way/456".
+	ID string
+	// Tags are the element's OSM tags (third-party text).
+	Tags map[string]string
+	// Line is where the element is.
+	Line []route.Point
 }
 
 // accommodationTags are the OSM tourism values of DOMAIN §6.
@@ -53,63 +76,26 @@ var accommodationTags = []string{"hotel", "guest_house", "chalet", "hostel", "al
 func (o *Overpass) Accommodations(ctx context.Context, p route.Point, radiusM float64) ([]alert.Candidate, error) {
 	q := fmt.Sprintf(`[out:json][timeout:25];node(around:%d,%s,%s)["tourism"~"^(%s)$"];out body;`,
 		int(radiusM), coord(p.Lat), coord(p.Lon), strings.Join(accommodationTags, "|"))
-	els, err := o.query(ctx, q)
+	feats, err := o.query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]alert.Candidate, 0, len(els))
-	for _, e := range els {
-		out = append(out, alert.Candidate{ID: "node/" + strconv.FormatInt(e.ID, 10), Name: e.Tags["name"], Lat: e.Lat, Lon: e.Lon, Tags: e.Tags})
-	}
-	return out, nil
-}
-
-// POI is a resupply or water point near a route.
-type POI struct {
-	ID       string
-	Lat, Lon float64
-	// Resupply: food can be bought (shops); Water: drinking water (a shop
-	// also sells water).
-	Resupply, Water bool
-}
-
-// POIsAlong lists resupply and water nodes within radiusM of the polyline
-// pts (Overpass "around" with a list of coordinates).
-func (o *Overpass) POIsAlong(ctx context.Context, pts []route.Point, radiusM float64) ([]POI, error) {
-	if len(pts) == 0 {
-		return nil, nil
-	}
-	var line strings.Builder
-	for i, p := range pts {
-		if i > 0 {
-			line.WriteByte(',')
-		}
-		line.WriteString(coord(p.Lat) + "," + coord(p.Lon))
-	}
-	around := fmt.Sprintf("around:%d,%s", int(radiusM), line.String())
-	q := fmt.Sprintf(`[out:json][timeout:60];(node(%[1]s)["shop"~"^(supermarket|convenience|bakery|general|greengrocer)$"];node(%[1]s)["amenity"~"^(drinking_water|water_point)$"];node(%[1]s)["man_made"="water_tap"];);out body;`, around)
-	els, err := o.query(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]POI, 0, len(els))
-	for _, e := range els {
-		p := POI{ID: "node/" + strconv.FormatInt(e.ID, 10), Lat: e.Lat, Lon: e.Lon}
-		if e.Tags["shop"] != "" {
-			p.Resupply, p.Water = true, true
-		}
-		switch {
-		case e.Tags["amenity"] == "drinking_water", e.Tags["amenity"] == "water_point", e.Tags["man_made"] == "water_tap":
-			p.Water = true
-		}
-		if p.Resupply || p.Water {
-			out = append(out, p)
+	out := make([]alert.Candidate, 0, len(feats))
+	for _, f := range feats {
+		if f.Type == "node" {
+			p := f.Line[0]
+			out = append(out, alert.Candidate{ID: f.ID, Name: f.Tags["name"], Lat: p.Lat, Lon: p.Lon, Tags: f.Tags})
 		}
 	}
 	return out, nil
 }
 
-func (o *Overpass) query(ctx context.Context, q string) ([]Element, error) {
+// query posts one Overpass QL query and returns its nodes and ways with
+// usable coordinates (other elements are dropped). An answer that says the
+// query failed on the server ("remark":"runtime error: …", sent with 200 and
+// possibly partial elements) is ErrBadAnswer: partial data would read as
+// "nothing there".
+func (o *Overpass) query(ctx context.Context, q string) ([]Feature, error) {
 	resp, err := o.c.Do(ctx, upstream.Request{
 		Method: "POST", Path: overpassPath,
 		Body: []byte("data=" + url.QueryEscape(q)), ContentType: "application/x-www-form-urlencoded",
@@ -124,16 +110,31 @@ func (o *Overpass) query(ctx context.Context, q string) ([]Element, error) {
 	if err := json.Unmarshal(resp.Body, &doc); err != nil {
 		return nil, fmt.Errorf("%w: overpass answer is not the documented JSON: %v", ErrBadAnswer, err)
 	}
-	if doc.Elements == nil && doc.Remark != "" {
-		return nil, fmt.Errorf("%w: overpass: %.200s", ErrBadAnswer, doc.Remark)
+	if (doc.Elements == nil && doc.Remark != "") || strings.Contains(doc.Remark, "runtime error") {
+		return nil, fmt.Errorf("%w: overpass: %.200q", ErrBadAnswer, doc.Remark)
 	}
-	els := doc.Elements[:0]
+	out := make([]Feature, 0, len(doc.Elements))
 	for _, e := range doc.Elements {
-		if e.Type == "node" && e.Lat >= -90 && e.Lat <= 90 && e.Lon >= -180 && e.Lon <= 180 {
-			els = append(els, e)
+		f := Feature{Type: e.Type, ID: e.Type + "/" + strconv.FormatInt(e.ID, 10), Tags: e.Tags}
+		switch e.Type {
+		case "node":
+			if validCoord(e.Lat, e.Lon) {
+				f.Line = []route.Point{{Lat: e.Lat, Lon: e.Lon}}
+			}
+		case "way":
+			for _, v := range e.Geometry {
+				if v != nil && validCoord(v.Lat, v.Lon) {
+					f.Line = append(f.Line, route.Point{Lat: v.Lat, Lon: v.Lon})
+				}
+			}
+		}
+		if len(f.Line) > 0 {
+			out = append(out, f)
 		}
 	}
-	return els, nil
+	return out, nil
 }
+
+func validCoord(lat, lon float64) bool { return lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180 }
 
 func coord(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }

@@ -51,7 +51,8 @@ func node(id int64, p route.Point, tags map[string]string) element {
 }
 
 // overpassServer answers Overpass QL POSTs in the documented JSON format:
-// accommodations for tourism queries, POIs for shop/water queries.
+// accommodations for tourism queries, resupply and water for the stage
+// query.
 func overpassServer(t *testing.T, hits *atomic.Int32, status *atomic.Int32) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -74,18 +75,18 @@ func overpassServer(t *testing.T, hits *atomic.Int32, status *atomic.Int32) *htt
 		}
 		var els []element
 		switch {
-		case strings.Contains(q, `"tourism"`):
-			els = []element{
-				node(1, atKm(80), map[string]string{"tourism": "hotel", "name": "Hotel Nord", "website": "https://hotel.example", "stars": "3"}),
-				node(2, atKm(79.5), map[string]string{"tourism": "camp_site", "name": "Camp", "fee": "no"}),
-				node(3, atKm(79), map[string]string{"tourism": "museum", "name": "Not a bed"}),
-			}
-		case strings.Contains(q, `"shop"`):
+		case strings.Contains(q, "out tags geom"): // the stage query (it names tourism too)
 			els = []element{
 				node(10, atKm(5), map[string]string{"shop": "supermarket"}),
 				node(11, atKm(60), map[string]string{"shop": "convenience"}),
 				node(12, atKm(20), map[string]string{"amenity": "drinking_water"}),
 				node(13, atKm(40), map[string]string{"amenity": "drinking_water"}),
+			}
+		case strings.Contains(q, `"tourism"`):
+			els = []element{
+				node(1, atKm(80), map[string]string{"tourism": "hotel", "name": "Hotel Nord", "website": "https://hotel.example", "stars": "3"}),
+				node(2, atKm(79.5), map[string]string{"tourism": "camp_site", "name": "Camp", "fee": "no"}),
+				node(3, atKm(79), map[string]string{"tourism": "museum", "name": "Not a bed"}),
 			}
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -158,15 +159,15 @@ func TestAnalyzer(t *testing.T) {
 		require.Equal(t, "Hotel Nord", accs[0].Name, "the more complete candidate ranks first")
 
 		got := codes(res.Alerts)
-		require.Contains(t, got, provider.CodeResupplyGap)
-		require.NotContains(t, got, provider.CodeWaterGap, "water every ≤ 20 km")
+		require.Contains(t, got, alert.CodeResupplyGap)
+		require.NotContains(t, got, alert.CodeWaterGap, "water every ≤ 20 km")
 		require.Contains(t, got, alert.CodeWeatherComfortLow)
 		require.Contains(t, got, alert.CodeHeadwind)
 		for _, al := range res.Alerts {
 			if al.Code == alert.CodeWeatherComfortLow {
 				require.Equal(t, 34.0, al.Value, "100 − 16 (38 °C) − 15 (30 km/h) − 5 (90 %) − 30 (80 %)")
 			}
-			if al.Code == provider.CodeResupplyGap {
+			if al.Code == alert.CodeResupplyGap {
 				require.InDelta(t, 55, al.Value, 1.5, "between the shops at km 5 and km 60")
 			}
 		}
@@ -221,7 +222,7 @@ func TestAnalyzer(t *testing.T) {
 		res, err = a.Analyze(ctx, st)
 		require.NoError(t, err)
 		require.Equal(t, alert.StatusEvaluated, availability(t, res, alert.FamilyOSM).Status)
-		require.Contains(t, codes(res.Alerts), provider.CodeResupplyGap)
+		require.Contains(t, codes(res.Alerts), alert.CodeResupplyGap)
 	})
 
 	t.Run("a trip without dates has no forecast to ask for", func(t *testing.T) {

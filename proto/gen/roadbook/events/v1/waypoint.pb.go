@@ -134,6 +134,92 @@ func (x *WaypointAdded) GetDetourEstimated() bool {
 	return false
 }
 
+// WaypointDetourRouted replaces a waypoint's estimated detour with the one a
+// routing engine computed (DOMAIN §4): from the nearest point of its stage to
+// the waypoint and back. It is keyed by the waypoint and by the stage
+// content it was routed against, so a result for a stage edited meanwhile
+// (or a waypoint gone) is never recorded. It does not move the trip version.
+type WaypointDetourRouted struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The waypoint (WaypointAdded.waypoint_id).
+	WaypointId string `protobuf:"bytes,1,opt,name=waypoint_id,json=waypointId,proto3" json:"waypoint_id,omitempty"`
+	// The stage holding the waypoint when the detour was routed.
+	StageIndex uint32 `protobuf:"varint,2,opt,name=stage_index,json=stageIndex,proto3" json:"stage_index,omitempty"`
+	// Content hash of that stage: the geometry the detour was routed from.
+	StageContentHash string `protobuf:"bytes,3,opt,name=stage_content_hash,json=stageContentHash,proto3" json:"stage_content_hash,omitempty"`
+	// The routed extra riding in metres, there and back.
+	DetourM float64 `protobuf:"fixed64,4,opt,name=detour_m,json=detourM,proto3" json:"detour_m,omitempty"`
+	// The routing engine that computed it (e.g. "osrm").
+	RoutingEngine string `protobuf:"bytes,5,opt,name=routing_engine,json=routingEngine,proto3" json:"routing_engine,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WaypointDetourRouted) Reset() {
+	*x = WaypointDetourRouted{}
+	mi := &file_roadbook_events_v1_waypoint_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaypointDetourRouted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaypointDetourRouted) ProtoMessage() {}
+
+func (x *WaypointDetourRouted) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_events_v1_waypoint_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaypointDetourRouted.ProtoReflect.Descriptor instead.
+func (*WaypointDetourRouted) Descriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_waypoint_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *WaypointDetourRouted) GetWaypointId() string {
+	if x != nil {
+		return x.WaypointId
+	}
+	return ""
+}
+
+func (x *WaypointDetourRouted) GetStageIndex() uint32 {
+	if x != nil {
+		return x.StageIndex
+	}
+	return 0
+}
+
+func (x *WaypointDetourRouted) GetStageContentHash() string {
+	if x != nil {
+		return x.StageContentHash
+	}
+	return ""
+}
+
+func (x *WaypointDetourRouted) GetDetourM() float64 {
+	if x != nil {
+		return x.DetourM
+	}
+	return 0
+}
+
+func (x *WaypointDetourRouted) GetRoutingEngine() string {
+	if x != nil {
+		return x.RoutingEngine
+	}
+	return ""
+}
+
 var File_roadbook_events_v1_waypoint_proto protoreflect.FileDescriptor
 
 const file_roadbook_events_v1_waypoint_proto_rawDesc = "" +
@@ -150,7 +236,15 @@ const file_roadbook_events_v1_waypoint_proto_rawDesc = "" +
 	"\blocation\x18\x05 \x01(\v2\x19.roadbook.events.v1.PointB\x06\xbaH\x03\xc8\x01\x01R\blocation\x12#\n" +
 	"\bcategory\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18@R\bcategory\x12)\n" +
 	"\bdetour_m\x18\a \x01(\x01B\x0e\xbaH\v\x12\t)\x00\x00\x00\x00\x00\x00\x00\x00R\adetourM\x12)\n" +
-	"\x10detour_estimated\x18\b \x01(\bR\x0fdetourEstimatedB\xd5\x01\n" +
+	"\x10detour_estimated\x18\b \x01(\bR\x0fdetourEstimated\"\x84\x02\n" +
+	"\x14WaypointDetourRouted\x12)\n" +
+	"\vwaypoint_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\n" +
+	"waypointId\x12\x1f\n" +
+	"\vstage_index\x18\x02 \x01(\rR\n" +
+	"stageIndex\x12C\n" +
+	"\x12stage_content_hash\x18\x03 \x01(\tB\x15\xbaH\x12r\x102\x0e^[0-9a-f]{64}$R\x10stageContentHash\x12)\n" +
+	"\bdetour_m\x18\x04 \x01(\x01B\x0e\xbaH\v\x12\t)\x00\x00\x00\x00\x00\x00\x00\x00R\adetourM\x120\n" +
+	"\x0erouting_engine\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\rroutingEngineB\xd5\x01\n" +
 	"\x16com.roadbook.events.v1B\rWaypointProtoP\x01ZBgithub.com/roadbook/roadbook/proto/gen/roadbook/events/v1;eventsv1\xa2\x02\x03REX\xaa\x02\x12Roadbook.Events.V1\xca\x02\x12Roadbook\\Events\\V1\xe2\x02\x1eRoadbook\\Events\\V1\\GPBMetadata\xea\x02\x14Roadbook::Events::V1b\x06proto3"
 
 var (
@@ -165,13 +259,14 @@ func file_roadbook_events_v1_waypoint_proto_rawDescGZIP() []byte {
 	return file_roadbook_events_v1_waypoint_proto_rawDescData
 }
 
-var file_roadbook_events_v1_waypoint_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_roadbook_events_v1_waypoint_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_roadbook_events_v1_waypoint_proto_goTypes = []any{
-	(*WaypointAdded)(nil), // 0: roadbook.events.v1.WaypointAdded
-	(*Point)(nil),         // 1: roadbook.events.v1.Point
+	(*WaypointAdded)(nil),        // 0: roadbook.events.v1.WaypointAdded
+	(*WaypointDetourRouted)(nil), // 1: roadbook.events.v1.WaypointDetourRouted
+	(*Point)(nil),                // 2: roadbook.events.v1.Point
 }
 var file_roadbook_events_v1_waypoint_proto_depIdxs = []int32{
-	1, // 0: roadbook.events.v1.WaypointAdded.location:type_name -> roadbook.events.v1.Point
+	2, // 0: roadbook.events.v1.WaypointAdded.location:type_name -> roadbook.events.v1.Point
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
@@ -191,7 +286,7 @@ func file_roadbook_events_v1_waypoint_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_roadbook_events_v1_waypoint_proto_rawDesc), len(file_roadbook_events_v1_waypoint_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

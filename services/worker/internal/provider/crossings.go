@@ -1,0 +1,125 @@
+package provider
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/roadbook/roadbook/domain/alert"
+	"github.com/roadbook/roadbook/domain/route"
+)
+
+// Crossing rules of DOMAIN §5 (event family "crossings"): one alert per
+// crossing, located where the route meets it, with its distance from the
+// stage start (km) as the value.
+const (
+	// BorderRadiusM: border_crossing (nudge: carry an ID) for a
+	// barrier=border_control node this close to the route.
+	BorderRadiusM = 200.0
+	// FerryRadiusM: ferry_crossing (warning: check the timetable) for a
+	// route=ferry way this close to the route.
+	FerryRadiusM = 100.0
+	// FordRadiusM: ford_crossing (warning: may be impassable after rain)
+	// for a ford=yes node or way this close to the route.
+	FordRadiusM = 50.0
+	// MaxCrossingAlerts bounds the alerts of one kind per stage (the first
+	// ones along the route); the last one says how many more there are.
+	MaxCrossingAlerts = 5
+	// crossingMergeM: crossings of one kind this close along the route are
+	// one (a ferry line split into several ways, a ford tagged on both the
+	// node and the way).
+	crossingMergeM = 300.0
+)
+
+func isBorder(tags map[string]string) bool { return tags["barrier"] == "border_control" }
+func isFerry(tags map[string]string) bool  { return tags["route"] == "ferry" }
+func isFord(tags map[string]string) bool   { return tags["ford"] == "yes" }
+
+// crossing is one place where the route meets a crossing feature.
+type crossing struct {
+	from, to float64 // metres along the track
+	at       route.Point
+}
+
+// crossingAlerts raises the border, ferry and ford alerts of one stage.
+func crossingAlerts(index int, t track, feats []Feature) []alert.Alert {
+	if len(t.pts) < 2 {
+		return nil
+	}
+	var out []alert.Alert
+	for _, r := range []struct {
+		code     alert.Code
+		severity alert.Severity
+		radius   float64
+		keep     func(map[string]string) bool
+		message  string
+	}{
+		{alert.CodeBorderCrossing, alert.SeverityNudge, BorderRadiusM, isBorder,
+			"Border control %.1f km into this stage: carry an ID."},
+		{alert.CodeFerryCrossing, alert.SeverityWarning, FerryRadiusM, isFerry,
+			"Ferry %.1f km into this stage: the ride needs it, check the timetable."},
+		{alert.CodeFordCrossing, alert.SeverityWarning, FordRadiusM, isFord,
+			"Ford %.1f km into this stage: it may be impassable after rain."},
+	} {
+		found := crossingsOf(t, feats, r.radius, r.keep)
+		for i, c := range found {
+			if i == MaxCrossingAlerts {
+				break
+			}
+			msg := fmt.Sprintf(r.message, c.from/1000)
+			if i == MaxCrossingAlerts-1 && len(found) > MaxCrossingAlerts {
+				msg += fmt.Sprintf(" %d more further on.", len(found)-MaxCrossingAlerts)
+			}
+			out = append(out, alert.Alert{
+				Code: r.code, Severity: r.severity, StageIndex: index, Message: msg,
+				HasPoint: true, Lat: c.at.Lat, Lon: c.at.Lon, Value: round1(c.from / 1000),
+			})
+		}
+	}
+	return out
+}
+
+// crossingsOf finds the features matching keep within radius of the track,
+// merged along the route and in route order.
+func crossingsOf(t track, feats []Feature, radius float64, keep func(map[string]string) bool) []crossing {
+	var cs []crossing
+	for _, f := range feats {
+		if !keep(f.Tags) {
+			continue
+		}
+		_, at, ok := t.nearest(f.Line, radius)
+		if !ok {
+			continue
+		}
+		c := crossing{from: at, to: at}
+		// A way's stretch along the route, so the pieces of one ferry line
+		// merge; it is located where the route reaches it.
+		for _, p := range f.Line {
+			if _, a, ok := t.nearest([]route.Point{p}, radius); ok {
+				c.from, c.to = min(c.from, a), max(c.to, a)
+			}
+		}
+		c.at = t.pointAt(c.from)
+		if f.Type == "node" {
+			c.at = f.Line[0]
+		}
+		cs = append(cs, c)
+	}
+	slices.SortFunc(cs, func(a, b crossing) int {
+		switch {
+		case a.from < b.from:
+			return -1
+		case a.from > b.from:
+			return 1
+		}
+		return 0
+	})
+	var out []crossing
+	for _, c := range cs {
+		if n := len(out); n > 0 && c.from-out[n-1].to <= crossingMergeM {
+			out[n-1].to = max(out[n-1].to, c.to)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
