@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/roadbook/roadbook/eventstore/sqlite"
 	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/services/api/auth"
@@ -148,7 +146,7 @@ func (d *devInstance) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
+	reg := processRegistry()
 	d.api, err = apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: d.apiURL,
 		Logger: d.log, Registry: reg, PageTokenKey: []byte(secrets.PageTokenKey), WatchPoll: 500 * time.Millisecond,
 		TracerProvider: tr.Provider})
@@ -167,7 +165,7 @@ func (d *devInstance) start(ctx context.Context) error {
 	d.apiErr = make(chan error, 1)
 	go func() { d.apiErr <- serveErr(d.apiHTTP.Serve(apiLn)) }()
 
-	wcfg := workerserver.Config{Store: store, NATS: nc, Logger: d.log, Registry: prometheus.NewRegistry(),
+	wcfg := workerserver.Config{Store: store, NATS: nc, Logger: d.log, Registry: processRegistry(),
 		DrainTimeout: f.shutdown, TracerProvider: tr.Provider}
 	wf := workerFlags{geocoder: "gazetteer"}
 	if err := wf.apply(&wcfg); err != nil {
@@ -181,7 +179,7 @@ func (d *devInstance) start(ctx context.Context) error {
 	d.workerDone = make(chan error, 1)
 	go func() { d.workerDone <- d.worker.Run(wctx) }()
 
-	return d.startMCP(secrets, svcKey, mcpLn)
+	return d.startMCP(secrets, svcKey, mcpLn, tr.Provider)
 }
 
 // waitReady polls the API's readiness and the worker's until both answer

@@ -11,8 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/roadbook/roadbook/services/api/auth"
 	"github.com/roadbook/roadbook/services/mcp/mcpserver"
@@ -29,8 +28,7 @@ type mcpService struct {
 // newMCPService wraps srv with the probes and process metrics.
 func newMCPService(srv *mcpserver.Server) *mcpService {
 	m := &mcpService{}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := processRegistry()
 	mux := http.NewServeMux()
 	probes := healthHandler(func() bool { return !m.draining.Load() }, reg)
 	mux.Handle("GET /healthz", probes)
@@ -70,7 +68,7 @@ type devMCP struct {
 // startMCP builds the MCP server of a dev instance: agents' tokens from
 // the dev issuer with the MCP resource as audience, service credentials
 // signed with the data directory's service key.
-func (d *devInstance) startMCP(secrets devSecrets, svcKey auth.Key, ln net.Listener) error {
+func (d *devInstance) startMCP(secrets devSecrets, svcKey auth.Key, ln net.Listener, tp trace.TracerProvider) error {
 	base := "http://" + ln.Addr().String()
 	agents, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(d.issuer.Key()), UserIssuer: devIssuer,
 		Audience: mcpserver.ResourceURL(base)})
@@ -87,7 +85,7 @@ func (d *devInstance) startMCP(secrets devSecrets, svcKey auth.Key, ln net.Liste
 	}
 	cfg := mcpserver.Config{APIBaseURL: d.apiURL, ServiceIssuer: svcIssuer, ServiceActor: mcpActor,
 		AgentVerifier: agents, AuthorizationServers: []string{devIssuer}, HMACKeys: keys, CurrentKeyID: current,
-		PublicBaseURL: base, Logger: d.log}
+		PublicBaseURL: base, Logger: d.log, TracerProvider: tp}
 	if d.flags.noAuth {
 		cfg.NoAuthUser = devUser
 	}
@@ -160,6 +158,11 @@ func runMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tr, err := setupTracing(ctx, "roadbook-mcp", log)
+	if err != nil {
+		return err
+	}
+	defer flushTracing(tr, log)
 	key, err := serviceKey(*svcKeyID, *svcKey)
 	if err != nil {
 		return err
@@ -182,7 +185,7 @@ func runMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	srv, err := mcpserver.New(mcpserver.Config{APIBaseURL: *apiURL, ServiceIssuer: svcIssuer, ServiceActor: mcpActor,
 		APIAudience: *apiAud, AgentVerifier: agents, AuthorizationServers: servers, HMACKeys: keys, CurrentKeyID: current,
-		PublicBaseURL: *baseURL, SessionTimeout: *sessionTimeout, Logger: log})
+		PublicBaseURL: *baseURL, SessionTimeout: *sessionTimeout, Logger: log, TracerProvider: tr.Provider})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	"github.com/roadbook/roadbook/services/api/apiserver"
@@ -102,7 +101,7 @@ func runAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	defer nc.Close()
 	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: *baseURL,
-		Logger: log, Registry: prometheus.NewRegistry(), TracerProvider: tr.Provider})
+		Logger: log, Registry: processRegistry(), TracerProvider: tr.Provider})
 	if err != nil {
 		return err
 	}
@@ -175,7 +174,7 @@ func runWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return err
 	}
 	defer nc.Close()
-	reg := prometheus.NewRegistry()
+	reg := processRegistry()
 	cfg := workerserver.Config{Store: store, NATS: nc, Logger: log, Registry: reg, Concurrency: *concurrency,
 		DrainTimeout: sf.shutdown, TracerProvider: tr.Provider}
 	if err := wf.apply(&cfg); err != nil {

@@ -50,8 +50,11 @@ func (e *unavailableError) Error() string { return e.Message }
 const notFoundMessage = "trip not found"
 
 // connectError is the one function that turns any handler error into the
-// Connect error the client sees, with a roadbook.v1.ErrorInfo detail. Errors
-// it does not know become Internal with a generic message (and a log line).
+// Connect error the client sees, with a roadbook.v1.ErrorInfo detail.
+// Transient infrastructure failures (transient.go: PostgreSQL restarting, a
+// broken connection, NATS reconnecting) become Unavailable with a retry
+// delay; errors it does not know become Internal with a generic message (and
+// a log line), which therefore always means a Roadbook bug.
 func connectError(ctx context.Context, log *slog.Logger, err error) error {
 	if err == nil {
 		return nil
@@ -111,9 +114,22 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 		code, msg = connect.CodeAborted, "the trip is changing quickly; retry"
 		info.Code, info.RetryDelay = roadbookv1.Code_CODE_UNAVAILABLE, durationpb.New(time.Second)
 	case errors.Is(err, context.Canceled):
-		return connect.NewError(connect.CodeCanceled, err)
+		// The caller went away (or cancelled); nobody reads the detail.
+		return connect.NewError(connect.CodeCanceled, errors.New("the call was cancelled"))
 	case errors.Is(err, context.DeadlineExceeded):
-		return connect.NewError(connect.CodeDeadlineExceeded, err)
+		// The caller's deadline (Connect-Timeout-Ms) passed while the store
+		// or NATS was slow: the Connect code says so, the detail tells an
+		// agent that the same call may succeed a moment later.
+		log.WarnContext(ctx, "deadline exceeded", "error", err)
+		code, msg = connect.CodeDeadlineExceeded, "the call ran out of time; retry"
+		info.Code, info.RetryDelay = roadbookv1.Code_CODE_UNAVAILABLE, durationpb.New(time.Second)
+	case transient(err):
+		// PostgreSQL restarting, a broken connection, NATS reconnecting:
+		// the infrastructure, not a bug, so Unavailable with a retry delay
+		// (transient.go), and the cause only in the log.
+		log.WarnContext(ctx, "transient infrastructure failure", "error", err)
+		code, msg = connect.CodeUnavailable, transientMessage
+		info.Code, info.RetryDelay = roadbookv1.Code_CODE_UNAVAILABLE, durationpb.New(transientRetryAfter)
 	default:
 		log.ErrorContext(ctx, "internal error", "error", err)
 		code, msg = connect.CodeInternal, "internal error"

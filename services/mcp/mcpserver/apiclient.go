@@ -136,7 +136,8 @@ var withoutCompression = connect.WithAcceptCompression("gzip", nil, nil)
 func newAPI(cfg *Config) tools.API {
 	base := strings.TrimRight(cfg.APIBaseURL, "/")
 	opts := connect.WithClientOptions(withoutCompression,
-		connect.WithInterceptors(&credential{issuer: cfg.ServiceIssuer, actor: cfg.ServiceActor, audience: cfg.APIAudience, now: time.Now}))
+		connect.WithInterceptors(tracePropagation{tracer: cfg.TracerProvider.Tracer(TracerName)},
+			&credential{issuer: cfg.ServiceIssuer, actor: cfg.ServiceActor, audience: cfg.APIAudience, now: time.Now}))
 	hc := cfg.HTTPClient
 	return tools.API{
 		Trips:          roadbookv1connect.NewTripServiceClient(hc, base, opts),

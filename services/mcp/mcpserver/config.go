@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/roadbook/roadbook/services/api/auth"
 )
 
@@ -82,6 +85,11 @@ type Config struct {
 	Clock func() time.Time
 	// Logger receives structured logs (default slog.Default()).
 	Logger *slog.Logger
+	// TracerProvider makes the spans of /mcp requests, MCP requests and the
+	// API calls they make (default the otel global). Whatever it is, an
+	// incoming traceparent reaches the API: a no-op provider passes the
+	// caller's trace context through unchanged.
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultMaxIdleConnsPerHost is how many idle connections to the API the
@@ -142,6 +150,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.TracerProvider == nil {
+		c.TracerProvider = otel.GetTracerProvider()
 	}
 	return nil
 }

@@ -17,6 +17,8 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
@@ -56,6 +58,10 @@ type harness struct {
 	url      string
 	agents   *auth.HS256Issuer
 	resource string
+	// apiCalls are the requests the API received; spans are the MCP
+	// service's ended spans.
+	apiCalls *apiCalls
+	spans    *tracetest.SpanRecorder
 }
 
 func newHarness(t *testing.T) *harness { return newHarnessWith(t, false) }
@@ -90,7 +96,8 @@ func newHarnessWith(t *testing.T, worker bool) *harness {
 	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: apiVerifier, PublicBaseURL: "https://roadbook.test",
 		Clock: clk.Now, WatchPoll: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
-	apiHTTP := httptest.NewServer(api.Handler())
+	calls := &apiCalls{}
+	apiHTTP := httptest.NewServer(calls.record(api.Handler()))
 	t.Cleanup(apiHTTP.Close)
 	if worker {
 		w, err := workerserver.New(workerserver.Config{Store: store, NATS: nc, Concurrency: 2, Clock: clk.Now, LeaseTTL: 2 * time.Second,
@@ -102,6 +109,8 @@ func newHarnessWith(t *testing.T, worker bool) *harness {
 		t.Cleanup(func() { stop(); <-done })
 	}
 
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	mcpHTTP := httptest.NewUnstartedServer(nil)
 	mcpHTTP.Start()
 	t.Cleanup(mcpHTTP.Close)
@@ -114,11 +123,12 @@ func newHarnessWith(t *testing.T, worker bool) *harness {
 		APIBaseURL: apiHTTP.URL, HTTPClient: apiHTTP.Client(), ServiceIssuer: service, AgentVerifier: agentVerifier,
 		AuthorizationServers: []string{"https://idp.test"},
 		HMACKeys:             map[string][]byte{"k1": []byte(strings.Repeat("h", 32))},
-		PublicBaseURL:        mcpHTTP.URL, Clock: clk.Now, Logger: slog.New(slog.DiscardHandler),
+		PublicBaseURL:        mcpHTTP.URL, Clock: clk.Now, Logger: slog.New(slog.DiscardHandler), TracerProvider: tp,
 	})
 	require.NoError(t, err)
 	mcpHTTP.Config.Handler = srv
-	return &harness{clock: clk, store: store, trips: tripstore.New(store, clk.Now), mcp: srv, url: mcpHTTP.URL, agents: agents, resource: resource}
+	return &harness{clock: clk, store: store, trips: tripstore.New(store, clk.Now), mcp: srv, url: mcpHTTP.URL, agents: agents, resource: resource,
+		apiCalls: calls, spans: spans}
 }
 
 // token mints an agent token for user with scopes, for this resource.

@@ -79,7 +79,7 @@ func New(cfg Config) (*Server, error) {
 		ResourceName:           "Roadbook",
 	})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", guard.wrap(streamable))
+	mux.Handle("/mcp", traceHTTP(cfg.TracerProvider.Tracer(TracerName), guard.wrap(streamable)))
 	mux.Handle("GET /.well-known/oauth-protected-resource/mcp", meta)
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", meta)
 	mux.Handle("GET /.well-known/oauth-protected-resource", meta)
@@ -106,6 +106,7 @@ func (s *Server) newMCPServer(fixed *tools.Caller) (*mcp.Server, []tools.Tool, e
 		Logger:       s.cfg.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
+	srv.AddReceivingMiddleware(traceRequests(s.cfg.TracerProvider.Tracer(TracerName)))
 	all := tools.All()
 	if err := tools.Register(srv, env, all); err != nil {
 		return nil, nil, fmt.Errorf("mcpserver: %w", err)

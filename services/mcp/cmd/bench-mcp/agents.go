@@ -47,6 +47,35 @@ func (st *stack) connectAgents(ctx context.Context, n int) ([]*mcp.ClientSession
 	return out, nil
 }
 
+// sessions opens n MCP sessions with the chosen client and returns the
+// get_trip call of worker i and the function that closes them all.
+func (st *stack) sessions(ctx context.Context, client string, n int, tripID string, stages int) (func(context.Context, int) error, func(), error) {
+	if client == "sdk" {
+		agents, err := st.connectAgents(ctx, n)
+		closeAll := func() {
+			for _, a := range agents {
+				_ = a.Close()
+			}
+		}
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		return func(ctx context.Context, w int) error { return getTripMCP(ctx, agents[w], tripID, stages) }, closeAll, nil
+	}
+	agents, err := st.connectWire(ctx, n)
+	closeAll := func() {
+		for _, a := range agents {
+			a.close()
+		}
+	}
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return func(ctx context.Context, w int) error { return agents[w].getTrip(ctx, tripID, stages) }, closeAll, nil
+}
+
 // getTripMCP calls get_trip once and checks the answer is the whole trip:
 // structured content with every stage, and text that is JSON. (The text is
 // only checked to be valid JSON — decoding it again into a struct cost the

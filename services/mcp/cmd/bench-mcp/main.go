@@ -35,11 +35,15 @@ func main() {
 	stages := flag.Int("stages", 30, "stages of the trip")
 	fixture := flag.String("gpx", "../../testdata/long_brouter_oslo-trondheim_fastbike.gpx", "route of the trip")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the MCP phase to this file")
+	client := flag.String("client", "wire", "MCP client of the sessions: wire (a minimal Streamable HTTP client, wire.go) or sdk (the go-sdk client)")
 	cpu := flag.Bool("cpu", false, "also print, on stderr, this process's CPU time per call of each phase (PostgreSQL excluded): on a shared machine, a figure other load does not move")
 	flag.Parse()
 	profile = *cpuProfile
 	reportCPU = *cpu
-	if err := run(*sessions, *duration, *stages, *fixture); err != nil {
+	if *client != "wire" && *client != "sdk" {
+		log.Fatalf("-client %q: want wire or sdk", *client)
+	}
+	if err := run(*sessions, *duration, *stages, *fixture, *client); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -76,7 +80,7 @@ func startProfile(path string) (func(), error) {
 	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }
 
-func run(sessions int, duration time.Duration, stageCount int, fixture string) error {
+func run(sessions int, duration time.Duration, stageCount int, fixture, client string) error {
 	ctx := context.Background()
 	st, err := startStack(ctx, sessions)
 	if err != nil {
@@ -88,18 +92,11 @@ func run(sessions int, duration time.Duration, stageCount int, fixture string) e
 		return err
 	}
 
-	agents, err := st.connectAgents(ctx, sessions)
+	mcpCall, closeSessions, err := st.sessions(ctx, client, sessions, tripID, stageCount)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, a := range agents {
-			_ = a.Close()
-		}
-	}()
-	mcpCall := func(ctx context.Context, worker int) error {
-		return getTripMCP(ctx, agents[worker], tripID, stageCount)
-	}
+	defer closeSessions()
 	direct, err := st.directClient()
 	if err != nil {
 		return err

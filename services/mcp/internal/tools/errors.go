@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 
@@ -72,8 +75,11 @@ func invalid(field, msg string) *Error {
 // reads: an isError result whose text is {"error": {…}}, with no structured
 // content (it would not validate against the tool's output schema). Our own
 // *Error passes as is; a Connect error from the API is read through its
-// roadbook.v1.ErrorInfo detail; anything else is logged and answered
-// `internal` without detail.
+// roadbook.v1.ErrorInfo detail; a call the API never answered (refused or
+// broken connection, cut-off body, timeout) is `unavailable` with a retry
+// delay, since the same call may well succeed a moment later; anything else
+// is logged and answered `internal` without detail, which therefore always
+// means a Roadbook bug.
 func (env *Env) toolResult(ctx context.Context, t *Tool, raw json.RawMessage, err error) *mcp.CallToolResult {
 	var (
 		te *Error
@@ -98,8 +104,12 @@ func (env *Env) toolResult(ctx context.Context, t *Tool, raw json.RawMessage, er
 			e.Next = &Next{Tool: "get_trip", Arguments: map[string]any{"tripId": id}, Why: "read the trip at its current version, then decide again"}
 		}
 	}
-	if e.Code == CodeInternal || e.Code == CodeUnavailable && ce == nil && te == nil {
+	switch {
+	case e.Code == CodeInternal:
 		env.Logger.ErrorContext(ctx, "tool call failed", "tool", t.Name, "error", err)
+	case e.Code == CodeUnavailable && te == nil && (ce == nil || !connect.IsWireError(ce)):
+		// Not the API's own answer: the link to it failed.
+		env.Logger.WarnContext(ctx, "tool call failed: the API did not answer", "tool", t.Name, "error", err)
 	}
 	b, merr := json.Marshal(map[string]Error{"error": e})
 	if merr != nil {
@@ -122,8 +132,12 @@ func tripIDOf(raw json.RawMessage) string {
 
 // fromAPI reads an API error: the code from ErrorInfo (never from the
 // message), the field renamed to the tool's argument, the retry delay, the
-// current version and the next call.
+// current version and the next call. An error this service's own client
+// made up because no answer arrived is `unavailable` (unanswered).
 func fromAPI(ce *connect.Error, t *Tool) Error {
+	if unanswered(ce) {
+		return Error{Code: CodeUnavailable, Message: "the trip service did not answer; retry shortly", RetryAfterSeconds: 2}
+	}
 	var info *roadbookv1.ErrorInfo
 	for _, d := range ce.Details() {
 		if v, err := d.Value(); err == nil {
@@ -137,7 +151,7 @@ func fromAPI(ce *connect.Error, t *Tool) Error {
 		switch ce.Code() {
 		case connect.CodeNotFound:
 			return Error{Code: CodeNotFound}
-		case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeAborted:
+		case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeAborted, connect.CodeCanceled:
 			return Error{Code: CodeUnavailable, Message: "the trip service is unavailable; retry shortly", RetryAfterSeconds: 2}
 		case connect.CodeUnauthenticated, connect.CodePermissionDenied:
 			return Error{Code: CodeInternal, Message: "internal error"}
@@ -163,6 +177,29 @@ func fromAPI(ce *connect.Error, t *Tool) Error {
 		e.Impact = impactOut(info.GetImpact())
 	}
 	return e
+}
+
+// unanswered reports whether ce was made up by this service's Connect
+// client rather than sent by the API (connect.IsWireError): the connection
+// was refused or reset, the answer was cut off, the call timed out or was
+// cancelled. Under load or while the API restarts these are transient, and
+// none of them says anything about Roadbook's logic. A client-side Unknown
+// or Internal counts only when a transport failure caused it (a marshalling
+// bug stays internal).
+func unanswered(ce *connect.Error) bool {
+	if connect.IsWireError(ce) {
+		return false
+	}
+	switch ce.Code() {
+	case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeCanceled, connect.CodeAborted:
+		return true
+	case connect.CodeUnknown, connect.CodeInternal:
+		var netErr net.Error
+		return errors.As(ce, &netErr) || errors.Is(ce, io.ErrUnexpectedEOF) || errors.Is(ce, io.EOF) ||
+			errors.Is(ce, syscall.ECONNRESET) || errors.Is(ce, syscall.EPIPE) ||
+			errors.Is(ce, context.Canceled) || errors.Is(ce, context.DeadlineExceeded)
+	}
+	return false
 }
 
 // argName maps an API field path (protovalidate, snake_case) to the tool's

@@ -208,7 +208,9 @@ func getTrip() Tool {
 		if err != nil {
 			return TripOut{}, err
 		}
-		return tripOut(resp.Msg.GetTrip()), nil
+		out := tripOut(resp.Msg.GetTrip())
+		c.notifyProgress(ctx, tripProgress(out.Progress))
+		return out, nil
 	})
 }
 

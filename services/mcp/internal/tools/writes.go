@@ -98,6 +98,9 @@ func createTrip() Tool {
 		if next.GetTool() == "get_trip" {
 			out.Next = nextFromAPI(next)
 		}
+		if out.Status == "computing" {
+			c.notifyProgress(ctx, createdProgress(in.GPX != nil))
+		}
 		return out, nil
 	})
 }
@@ -166,6 +169,7 @@ func analyzeTrip() Tool {
 		if n := resp.Msg.GetNext(); n.GetTool() == "get_trip" {
 			out.Next = nextFromAPI(n)
 		}
+		c.notifyProgress(ctx, analysisStarted)
 		return out, nil
 	})
 }
@@ -193,7 +197,9 @@ func addWaypoint() Tool {
 	return define(spec{
 		name: "add_waypoint", title: "Add a waypoint", scope: ScopeWrite,
 		annotations: writing("Add a waypoint", false, false),
-		description: "Stores a point of interest (water, food, viewpoint…) as a detour on one day and returns it with the extra distance to visit it. " +
+		description: "Stores a point of interest (water, food, viewpoint…) as a detour on one day and returns it with the extra distance to visit it and come back. " +
+			"That detour is an estimate (twice the straight-line distance from the route, detourEstimated true) unless the server has a routing engine configured; " +
+			"then it is replaced by the routed distance shortly after (detourEstimated false) — get_stage shows the current value. " +
 			"Does not change the day split and does not move the trip version: the version you hold stays valid for your next write. " +
 			"Each call computes a detour; get lat/lon from search_places or get_stage.",
 		input: func(s *jsonschema.Schema) {
