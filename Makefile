@@ -114,12 +114,17 @@ bench-pipeline:
 	@scripts/ensure-postgres.sh >/dev/null
 	@cd services/worker && go test -count=1 -run '^$$' -bench '^BenchmarkPipeline$$' -benchtime=1x ./workerserver | grep '^pipeline '
 
+## BENCH_GOGC is the GOGC bench-api and bench-mcp run with: 400, as deploy/k8s sets for the api and mcp
+## pods (their request paths allocate per call; see docs/BENCHMARKS.md for both settings).
+BENCH_GOGC ?= 400
+
 ## bench-api: GetTrip on a 30-stage trip, 64 Connect-JSON clients for 20 s beside a baseline Connect handler
 ## on the same server answering the same prebuilt message (services/api/cmd/bench-api).
 .PHONY: bench-api
 bench-api:
 	scripts/ensure-postgres.sh
-	cd services/api/cmd/bench-api && go run .
+	@echo "GOGC=$(BENCH_GOGC) (as deploy/k8s runs api and mcp; BENCH_GOGC=100 for Go's default)"
+	cd services/api/cmd/bench-api && GOGC=$(BENCH_GOGC) go run .
 
 ## fuzz: every fuzz target in the workspace (found by `func Fuzz…` in *_test.go) for FUZZTIME each (default 10m;
 ## FUZZPARALLEL sets -parallel), one after the other; new interesting inputs are copied from Go's fuzz cache into
@@ -163,6 +168,9 @@ interop: tools
 
 ## bench-mcp: 100 concurrent MCP sessions calling get_trip for 20 s beside the same read
 ## made directly on the Connect API, one in-process server (services/mcp/cmd/bench-mcp).
+## BENCH_CLIENT=sdk drives the sessions with the go-sdk client instead of the minimal one.
+BENCH_CLIENT ?= wire
 .PHONY: bench-mcp
 bench-mcp:
-	cd services/mcp/cmd/bench-mcp && go run .
+	@echo "GOGC=$(BENCH_GOGC) (as deploy/k8s runs api and mcp; BENCH_GOGC=100 for Go's default), client=$(BENCH_CLIENT)"
+	cd services/mcp/cmd/bench-mcp && GOGC=$(BENCH_GOGC) go run . -client $(BENCH_CLIENT)

@@ -70,6 +70,30 @@ func TestDeployments(t *testing.T) {
 		require.NotContains(t, in.Spec.Rules[0].Host, "example.com", "prod sets its own host")
 	})
 
+	t.Run("api and mcp run GOGC=400 under a GOMEMLIMIT below their memory limit", func(t *testing.T) {
+		t.Parallel()
+		for _, overlay := range overlays {
+			objs := render(t, "overlays/"+overlay)
+			for _, name := range []string{"roadbook-api", "roadbook-mcp"} {
+				c := find(t, objs, "Deployment", name).Typed.(*appsv1.Deployment).Spec.Template.Spec.Containers[0]
+				env := map[string]string{}
+				for _, e := range c.Env {
+					_, dup := env[e.Name]
+					require.False(t, dup, "%s in %s sets %s twice", name, overlay, e.Name)
+					env[e.Name] = e.Value
+				}
+				require.Equal(t, "400", env["GOGC"], "%s in %s", name, overlay)
+				limitMiB, ok := strings.CutSuffix(env["GOMEMLIMIT"], "MiB")
+				require.True(t, ok, "%s in %s: GOMEMLIMIT %q is in MiB", name, overlay, env["GOMEMLIMIT"])
+				soft, err := strconv.ParseInt(limitMiB, 10, 64)
+				require.NoError(t, err)
+				hard := c.Resources.Limits.Memory().Value() >> 20
+				require.Less(t, soft, hard, "%s in %s: GOMEMLIMIT %d MiB must leave room under the %d MiB limit", name, overlay, soft, hard)
+				require.GreaterOrEqual(t, soft, hard*3/4, "%s in %s: GOMEMLIMIT far below the limit wastes memory on GC", name, overlay)
+			}
+		}
+	})
+
 	t.Run("the worker's grace period lets a long job finish", func(t *testing.T) {
 		t.Parallel()
 		objs := render(t, "overlays/prod")

@@ -189,7 +189,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	c.APIURL = "http://127.0.0.1:" + strconv.Itoa(apiPort)
 	c.API = &Proc{Name: "api", Path: filepath.Join(bin, "roadbook"), Args: []string{"api"}, Log: filepath.Join(o.Dir, "logs", "api.log"),
-		Env: append(append([]string{}, common...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(apiPort), "ROADBOOK_PUBLIC_BASE_URL=http://roadbook.evidence")}
+		Env: append(append(append([]string{}, common...), deployGC...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(apiPort), "ROADBOOK_PUBLIC_BASE_URL=http://roadbook.evidence")}
 	for i := range o.Workers {
 		p, err := freePort()
 		if err != nil {
@@ -210,7 +210,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	base := "http://127.0.0.1:" + strconv.Itoa(mcpPort)
 	c.MCPURL = base + "/mcp"
 	c.MCP = &Proc{Name: "mcp", Path: filepath.Join(bin, "roadbook"), Args: []string{"mcp"}, Log: filepath.Join(o.Dir, "logs", "mcp.log"),
-		Env: append(append([]string{}, common...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(mcpPort), "ROADBOOK_PUBLIC_BASE_URL="+base,
+		Env: append(append(append([]string{}, common...), deployGC...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(mcpPort), "ROADBOOK_PUBLIC_BASE_URL="+base,
 			"ROADBOOK_API_URL="+c.APIURL, "ROADBOOK_MCP_CURSOR_KEY="+strings.Repeat("c", 40), "ROADBOOK_MCP_CONFIRM_KEY="+strings.Repeat("k", 40))}
 	for _, p := range append([]*Proc{c.API, c.MCP}, c.Workers...) {
 		if err := p.Start(); err != nil {
@@ -415,3 +415,8 @@ func WaitReady(ctx context.Context, base string, timeout time.Duration) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// deployGC is the garbage-collector setting deploy/k8s gives the api and mcp
+// pods (GOGC=400 under a GOMEMLIMIT), so the processes under test run as
+// they would in production.
+var deployGC = []string{"GOGC=400", "GOMEMLIMIT=400MiB"}
