@@ -200,9 +200,24 @@ func (q *Queue) Label(ctx context.Context, tripID string, stages []StageEnds) er
 		}
 	}
 	w.progress = LabelProgress{State: LabelsRunning, Total: len(stages)}
+	// During an outage a new request is unavailable at once, like the
+	// requests the outage found queued: its caller is told now rather than
+	// after the pause (an agent would otherwise poll a "running" part that
+	// cannot move), and its labels still fill in when the geocoder is back.
+	var stranded []StageEnds
+	if q.now().Before(q.pausedUntil) && len(w.points) > 0 {
+		w.progress.State, w.progress.Reason, w.progress.RetryAt = LabelsUnavailable, "geocoder unavailable: "+q.pauseReason, q.pausedUntil
+		stranded = w.unsent()
+	}
 	q.trips[tripID] = w
 	if !slices.Contains(q.ring, tripID) {
 		q.ring = append(q.ring, tripID)
+	}
+	if len(stranded) > 0 && q.opt.Unavailable != nil {
+		reason := w.progress.Reason
+		q.mu.Unlock()
+		q.opt.Unavailable(ctx, tripID, q.g.Name(), reason, stranded)
+		q.mu.Lock()
 	}
 	return nil
 }

@@ -170,3 +170,85 @@ func TestQueueFull(t *testing.T) {
 		require.ErrorIs(t, <-res, ErrUnavailable)
 	})
 }
+
+// flakyGeocoder fails every reverse call while down, and names points
+// "<lat>,<lon>" otherwise.
+type flakyGeocoder struct {
+	mu   sync.Mutex
+	down bool
+}
+
+func (g *flakyGeocoder) setDown(d bool) { g.mu.Lock(); g.down = d; g.mu.Unlock() }
+
+func (g *flakyGeocoder) Search(context.Context, string, int) ([]Place, error) { return nil, nil }
+
+func (g *flakyGeocoder) Reverse(_ context.Context, lat, lon float64) (Place, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.down {
+		return Place{}, fmt.Errorf("%w: 503 from the fake", ErrUnavailable)
+	}
+	return Place{Name: fmt.Sprintf("%g,%g", lat, lon)}, nil
+}
+
+func (g *flakyGeocoder) Name() string { return "flaky" }
+
+func TestQueueOutage(t *testing.T) {
+	t.Parallel()
+	g := &flakyGeocoder{down: true}
+	var mu sync.Mutex
+	told := map[string]int{} // trip → stages reported unavailable
+	delivered := map[string]int{}
+	q, err := NewQueue(g, func(_ context.Context, tripID, _ string, labels []StageLabel) error {
+		mu.Lock()
+		delivered[tripID] += len(labels)
+		mu.Unlock()
+		return nil
+	}, QueueOptions{Interval: time.Millisecond, LabelRetry: time.Hour, Unavailable: func(_ context.Context, tripID, _, reason string, stages []StageEnds) {
+		mu.Lock()
+		told[tripID] += len(stages)
+		mu.Unlock()
+	}})
+	require.NoError(t, err)
+	var clock sync.Mutex
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	q.now = func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = q.Run(ctx) }()
+
+	require.NoError(t, q.Label(ctx, "A", stages('A', 3)))
+	require.Eventually(t, func() bool {
+		p, _ := q.Progress("A")
+		return p.State == LabelsUnavailable
+	}, 5*time.Second, time.Millisecond, "the outage marks the queued trip unavailable")
+
+	t.Run("a trip asking during the outage is unavailable at once, with the outage's reason", func(t *testing.T) {
+		require.NoError(t, q.Label(ctx, "B", stages('B', 2)))
+		p, ok := q.Progress("B")
+		require.True(t, ok)
+		require.Equal(t, LabelsUnavailable, p.State)
+		require.Contains(t, p.Reason, "503 from the fake")
+		require.False(t, p.RetryAt.IsZero())
+		mu.Lock()
+		defer mu.Unlock()
+		require.Equal(t, 2, told["B"], "the worker is told which stages are left without labels")
+	})
+
+	t.Run("when the geocoder is back the labels of both trips fill in", func(t *testing.T) {
+		g.setDown(false)
+		clock.Lock()
+		now = now.Add(2 * time.Hour)
+		clock.Unlock()
+		q.signal()
+		require.Eventually(t, func() bool {
+			a, _ := q.Progress("A")
+			b, _ := q.Progress("B")
+			return a.State == LabelsDone && b.State == LabelsDone
+		}, 5*time.Second, time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		require.Equal(t, 3, delivered["A"])
+		require.Equal(t, 2, delivered["B"])
+	})
+}
