@@ -151,9 +151,10 @@ soak:
 	go run ./evidence/cmd/report
 
 ## chaos: faults during load (kill -9 a worker, restart NATS, restart PostgreSQL, geocoder down 60 s); per fault:
-## calls failed, agents recovered, events lost and doubled (CHAOS_AGENTS default 50, PHASE default 60s).
-CHAOS_AGENTS ?= 50
-PHASE        ?= 60s
+## calls failed, agents recovered, events lost and doubled. Defaults: the soak's 200 agents, PHASE 80s (each fault
+## inside 2 minutes of load, ~10 minutes in all); fewer agents or less time is labelled a short run.
+CHAOS_AGENTS ?= 200
+PHASE        ?= 80s
 .PHONY: chaos
 chaos:
 	go run ./evidence/cmd/evidence chaos -agents $(CHAOS_AGENTS) -phase $(PHASE) $(EVIDENCE_FLAGS)

@@ -32,6 +32,12 @@ func traceHTTP(tracer trace.Tracer, next http.Handler) http.Handler {
 		ctx, span := tracer.Start(ctx, r.Method+" /mcp", trace.WithSpanKind(trace.SpanKindServer),
 			trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("url.path", r.URL.Path)))
 		defer span.End()
+		if !span.SpanContext().IsValid() && r.Header.Get("traceparent") == "" && r.Header.Get("tracestate") == "" {
+			// Nothing to hand on (no tracer, no caller's trace): skip copying
+			// the request's headers, a cost paid on every MCP message.
+			next.ServeHTTP(w, r.WithContext(ctx))
+			return
+		}
 		r = r.Clone(ctx)
 		r.Header.Del("traceparent")
 		r.Header.Del("tracestate")

@@ -31,6 +31,8 @@ type Tool struct {
 	// names, for errors; unlisted paths are camel-cased.
 	fields map[string]string
 	run    func(ctx context.Context, c *call, raw json.RawMessage) (any, error)
+	// valid remembers arguments this tool accepted (shared by copies).
+	valid *validCache
 }
 
 // Definition is the tool as tools/list publishes it.
@@ -86,6 +88,7 @@ func define[In, Out any](sp spec, h func(ctx context.Context, c *call, in In) (O
 		},
 		fields:  sp.fields,
 		outType: reflect.TypeFor[Out](),
+		valid:   &validCache{},
 	}
 	t.run = func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 		var v In
@@ -215,8 +218,11 @@ func (t *Tool) handler(env *Env) mcp.ToolHandler {
 		if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 			raw = json.RawMessage("{}")
 		}
-		if err := validateArguments(t.def.InputSchema.(*jsonschema.Schema), t.in, raw); err != nil {
-			return env.toolResult(ctx, t, raw, err), nil
+		if !t.valid.has(raw) {
+			if err := validateArguments(t.def.InputSchema.(*jsonschema.Schema), t.in, raw); err != nil {
+				return env.toolResult(ctx, t, raw, err), nil
+			}
+			t.valid.add(raw)
 		}
 		ctx = WithCaller(ctx, caller)
 		out, err := t.run(ctx, &call{env: env, tool: t, caller: caller, req: req, args: raw}, raw)
