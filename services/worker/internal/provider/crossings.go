@@ -46,13 +46,7 @@ func crossingAlerts(index int, t track, feats []Feature) []alert.Alert {
 		return nil
 	}
 	var out []alert.Alert
-	for _, r := range []struct {
-		code     alert.Code
-		severity alert.Severity
-		radius   float64
-		keep     func(map[string]string) bool
-		message  string
-	}{
+	for _, r := range []proximityRule{
 		{alert.CodeBorderCrossing, alert.SeverityNudge, BorderRadiusM, isBorder,
 			"Border control %.1f km into this stage: carry an ID."},
 		{alert.CodeFerryCrossing, alert.SeverityWarning, FerryRadiusM, isFerry,

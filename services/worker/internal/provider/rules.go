@@ -63,3 +63,15 @@ func osmAlerts(s Stage, feats []Feature) []alert.Alert {
 
 // round1 rounds a measured value to one decimal, as messages show it.
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// proximityRule is one rule that looks for OSM features of a kind within a
+// radius of the stage: the crossings (one alert per feature found) and the
+// services (one alert when none is found). message is a format with one
+// verb, the distance in km (into the stage, or the radius).
+type proximityRule struct {
+	code     alert.Code
+	severity alert.Severity
+	radius   float64
+	keep     func(tags map[string]string) bool
+	message  string
+}

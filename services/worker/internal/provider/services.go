@@ -50,13 +50,7 @@ func serviceAlerts(index int, t track, feats []Feature) []alert.Alert {
 		return nil
 	}
 	var out []alert.Alert
-	for _, r := range []struct {
-		code     alert.Code
-		severity alert.Severity
-		radius   float64
-		keep     func(map[string]string) bool
-		message  string
-	}{
+	for _, r := range []proximityRule{
 		{alert.CodeNoBikeShop, alert.SeverityNudge, BikeShopRadiusM, isBikeShop,
 			"No bicycle shop within %.0f km of this stage: carry spares and the tools to fit them."},
 		{alert.CodeNoRailwayStation, alert.SeverityNudge, RailwayRadiusM, isStation,
