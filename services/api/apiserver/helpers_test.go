@@ -49,6 +49,21 @@ type harness struct {
 	registry *prometheus.Registry
 }
 
+// embeddedNATS starts a NATS server with JetStream on a free port for the
+// test and returns it and a connection to it; both end with the test.
+func embeddedNATS(t *testing.T, opts ...nats.Option) (*natsserver.Server, *nats.Conn) {
+	t.Helper()
+	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	require.NoError(t, err)
+	ns.Start()
+	require.True(t, ns.ReadyForConnections(10*time.Second))
+	t.Cleanup(ns.Shutdown)
+	nc, err := nats.Connect(ns.ClientURL(), opts...)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	return ns, nc
+}
+
 // harnessConfig adjusts the API's Config before it starts.
 type harnessConfig func(*apiserver.Config)
 
@@ -60,14 +75,7 @@ func newHarness(t *testing.T, opts ...harnessConfig) *harness {
 	require.NoError(t, store.Migrate(ctx))
 	t.Cleanup(store.Close)
 
-	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	ns.Start()
-	require.True(t, ns.ReadyForConnections(10*time.Second))
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	ns, nc := embeddedNATS(t, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 
 	iss, err := auth.NewHS256Issuer("dev", []byte(strings.Repeat("k", 32)), "roadbook-dev")
 	require.NoError(t, err)

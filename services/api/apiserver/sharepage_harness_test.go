@@ -12,8 +12,6 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/google/uuid"
-	natsserver "github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/pacing"
@@ -62,14 +60,7 @@ func browserConfig(t *testing.T) (apiserver.Config, *auth.HS256Issuer) {
 	require.NoError(t, store.Migrate(ctx))
 	t.Cleanup(store.Close)
 
-	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	ns.Start()
-	require.True(t, ns.ReadyForConnections(10*time.Second))
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	_, nc := embeddedNATS(t)
 
 	iss, err := auth.NewHS256Issuer("dev", []byte(strings.Repeat("s", 32)), "roadbook-dev")
 	require.NoError(t, err)
