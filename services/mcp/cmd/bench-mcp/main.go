@@ -13,6 +13,12 @@
 // where ratio = calls_per_s / api_direct_rps: the share of the API's own
 // read rate that survives the MCP layer (session handling, JSON-RPC, the
 // per-call service credential, the digest rebuilt as tool JSON).
+//
+// On stderr it adds what the ratio needs to be read: the direct phase's
+// latencies, and (unless -floor=false) a third phase, a bare go-sdk server
+// answering the same digest without calling anything (floor.go), with the
+// ratio bound that floor implies for any MCP service on this SDK and these
+// cores.
 package main
 
 import (
@@ -36,10 +42,12 @@ func main() {
 	fixture := flag.String("gpx", "../../testdata/long_brouter_oslo-trondheim_fastbike.gpx", "route of the trip")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the MCP phase to this file")
 	client := flag.String("client", "wire", "MCP client of the sessions: wire (a minimal Streamable HTTP client, wire.go) or sdk (the go-sdk client)")
+	floor := flag.Bool("floor", true, "also measure a bare go-sdk server answering the same digest (floor.go) and print, on stderr, the ratio no MCP service on this SDK can beat here")
 	cpu := flag.Bool("cpu", false, "also print, on stderr, this process's CPU time per call of each phase (PostgreSQL excluded): on a shared machine, a figure other load does not move")
 	flag.Parse()
 	profile = *cpuProfile
 	reportCPU = *cpu
+	measureFloorToo = *floor
 	if *client != "wire" && *client != "sdk" {
 		log.Fatalf("-client %q: want wire or sdk", *client)
 	}
@@ -53,6 +61,9 @@ var profile string
 
 // reportCPU is the -cpu flag.
 var reportCPU bool
+
+// measureFloorToo is the -floor flag.
+var measureFloorToo bool
 
 // cpuTime is the user+system CPU time this process has used so far.
 func cpuTime() time.Duration {
@@ -122,7 +133,7 @@ func run(sessions int, duration time.Duration, stageCount int, fixture, client s
 		return fmt.Errorf("api warm-up: %w", err)
 	}
 	apiCPU := cpuTime()
-	apiN, _, err := load(ctx, sessions, duration, apiCall)
+	apiN, apiLat, err := load(ctx, sessions, duration, apiCall)
 	apiCPU = cpuTime() - apiCPU
 	if err != nil {
 		return fmt.Errorf("api: %w", err)
@@ -132,10 +143,40 @@ func run(sessions int, duration time.Duration, stageCount int, fixture, client s
 	apiRPS := float64(apiN) / duration.Seconds()
 	fmt.Printf("mcp get-trip calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f api_direct_rps=%.0f ratio=%.2f\n",
 		cps, ms(percentile(lat, 50)), ms(percentile(lat, 99)), apiRPS, cps/apiRPS)
+	slices.Sort(apiLat)
+	fmt.Fprintf(os.Stderr, "api-direct p50_ms=%.2f p99_ms=%.2f (the read the MCP call wraps, alone on the same cores)\n",
+		ms(percentile(apiLat, 50)), ms(percentile(apiLat, 99)))
+	if measureFloorToo {
+		if err := reportFloor(ctx, st, sessions, duration, tripID, stageCount, apiRPS); err != nil {
+			return err
+		}
+	}
 	if reportCPU && mcpN > 0 && apiN > 0 {
 		mcpPer, apiPer := mcpCPU/time.Duration(mcpN), apiCPU/time.Duration(apiN)
 		fmt.Fprintf(os.Stderr, "cpu_per_call mcp_us=%d api_direct_us=%d cpu_ratio=%.2f\n",
 			mcpPer.Microseconds(), apiPer.Microseconds(), float64(apiPer)/float64(mcpPer))
 	}
+	return nil
+}
+
+// reportFloor measures the bare-SDK floor (floor.go) on the digest the real
+// service answers with and prints it with the ratio bound it implies.
+func reportFloor(ctx context.Context, st *stack, sessions int, duration time.Duration, tripID string, stages int, apiRPS float64) error {
+	probe, err := st.connectWire(ctx, 1)
+	if err != nil {
+		return err
+	}
+	digest, err := probe[0].digest(ctx, tripID, stages)
+	probe[0].close()
+	if err != nil {
+		return err
+	}
+	floorRPS, lat, err := st.measureFloor(ctx, sessions, duration, digest, tripID, stages)
+	if err != nil {
+		return err
+	}
+	slices.Sort(lat)
+	fmt.Fprintf(os.Stderr, "sdk-floor calls_per_s=%.0f p50_ms=%.2f p99_ms=%.2f digest_bytes=%d ratio_bound=%.2f\n",
+		floorRPS, ms(percentile(lat, 50)), ms(percentile(lat, 99)), len(digest), floorRPS/(floorRPS+apiRPS))
 	return nil
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/roadbook/roadbook/domain/alert"
@@ -16,8 +17,17 @@ const (
 	// barrier=border_control node this close to the route.
 	BorderRadiusM = 200.0
 	// FerryRadiusM: ferry_crossing (warning: check the timetable) for a
-	// route=ferry way this close to the route.
+	// route=ferry way the route rides: FerryRideShare of the line within
+	// this distance of the route.
 	FerryRadiusM = 100.0
+	// FerryRideShare is the share of a ferry line's length that must lie
+	// within FerryRadiusM of the route for the route to ride it. A route
+	// that rides a ferry follows its line across the water (planners route
+	// over the way itself); one that passes a terminal meets only the
+	// line's first FerryRadiusM, whatever the crossing's length.
+	FerryRideShare = 0.5
+	// rideSampleM spaces the points of a line that rideShare is measured on.
+	rideSampleM = 25.0
 	// FordRadiusM: ford_crossing (warning: may be impassable after rain)
 	// for a ford=yes node or way this close to the route.
 	FordRadiusM = 50.0
@@ -47,14 +57,14 @@ func crossingAlerts(index int, t track, feats []Feature) []alert.Alert {
 	}
 	var out []alert.Alert
 	for _, r := range []proximityRule{
-		{alert.CodeBorderCrossing, alert.SeverityNudge, BorderRadiusM, isBorder,
-			"Border control %.1f km into this stage: carry an ID."},
-		{alert.CodeFerryCrossing, alert.SeverityWarning, FerryRadiusM, isFerry,
-			"Ferry %.1f km into this stage: the ride needs it, check the timetable."},
-		{alert.CodeFordCrossing, alert.SeverityWarning, FordRadiusM, isFord,
-			"Ford %.1f km into this stage: it may be impassable after rain."},
+		{code: alert.CodeBorderCrossing, severity: alert.SeverityNudge, radius: BorderRadiusM, keep: isBorder,
+			message: "Border control %.1f km into this stage: carry an ID."},
+		{code: alert.CodeFerryCrossing, severity: alert.SeverityWarning, radius: FerryRadiusM, keep: isFerry, rideShare: FerryRideShare,
+			message: "Ferry %.1f km into this stage: the ride needs it, check the timetable."},
+		{code: alert.CodeFordCrossing, severity: alert.SeverityWarning, radius: FordRadiusM, keep: isFord,
+			message: "Ford %.1f km into this stage: it may be impassable after rain."},
 	} {
-		found := crossingsOf(t, feats, r.radius, r.keep)
+		found := crossingsOf(t, feats, r)
 		for i, c := range found {
 			if i == MaxCrossingAlerts {
 				break
@@ -72,16 +82,18 @@ func crossingAlerts(index int, t track, feats []Feature) []alert.Alert {
 	return out
 }
 
-// crossingsOf finds the features matching keep within radius of the track,
-// merged along the route and in route order.
-func crossingsOf(t track, feats []Feature, radius float64, keep func(map[string]string) bool) []crossing {
+// crossingsOf finds the features r keeps within r.radius of the track (for
+// r.rideShare, ways the route rides), merged along the route and in route
+// order.
+func crossingsOf(t track, feats []Feature, r proximityRule) []crossing {
+	radius := r.radius
 	var cs []crossing
 	for _, f := range feats {
-		if !keep(f.Tags) {
+		if !r.keep(f.Tags) {
 			continue
 		}
 		_, at, ok := t.nearest(f.Line, radius)
-		if !ok {
+		if !ok || (r.rideShare > 0 && f.Type == "way" && !rides(t, f.Line, radius, r.rideShare)) {
 			continue
 		}
 		c := crossing{from: at, to: at}
@@ -116,4 +128,28 @@ func crossingsOf(t track, feats []Feature, radius float64, keep func(map[string]
 		out = append(out, c)
 	}
 	return out
+}
+
+// rides reports whether at least share of line's length lies within r of
+// the track, measured on points of the line every rideSampleM.
+func rides(t track, line []route.Point, r, share float64) bool {
+	near, all := 0, 0
+	sample := func(p route.Point) {
+		all++
+		if _, _, ok := t.nearest([]route.Point{p}, r); ok {
+			near++
+		}
+	}
+	for i := 1; i < len(line); i++ {
+		a, b := line[i-1], line[i]
+		n := max(1, int(math.Ceil(route.Haversine(a, b)/rideSampleM)))
+		for k := range n {
+			f := float64(k) / float64(n)
+			sample(route.Point{Lat: a.Lat + f*(b.Lat-a.Lat), Lon: a.Lon + f*(b.Lon-a.Lon)})
+		}
+	}
+	if len(line) > 0 {
+		sample(line[len(line)-1])
+	}
+	return float64(near) >= share*float64(all)
 }

@@ -239,6 +239,13 @@ func TestOSMRules(t *testing.T) {
 				require.InDelta(t, km(50).Lat, a.Lat, 0.002)
 				require.Contains(t, a.Message, "timetable")
 			}},
+		{name: "a ferry line starting at the route is a terminal passed, not a ferry ridden",
+			stage: stageOf(80), els: []element{way(1, []route.Point{east(km(40), 0), east(km(40), 1500), east(km(40), 3000)}, map[string]string{"route": "ferry"})},
+			code: alert.CodeFerryCrossing},
+		{name: "a 150 m river ferry the route rides is a ferry crossing",
+			stage: stageOf(80), els: []element{way(1, []route.Point{km(40), km(40.15)}, map[string]string{"route": "ferry"})},
+			code: alert.CodeFerryCrossing, want: 1,
+			check: func(t *testing.T, a alert.Alert) { require.InDelta(t, 40, a.Value, 0.2) }},
 		{name: "a ferry line 150 m from the route is not ridden",
 			stage: stageOf(80), els: []element{way(1, along(50, 52, 150), map[string]string{"route": "ferry"})}, code: alert.CodeFerryCrossing},
 		{name: "a ford node 30 m away and a ford way across the route are two fords",

@@ -74,4 +74,8 @@ type proximityRule struct {
 	radius   float64
 	keep     func(tags map[string]string) bool
 	message  string
+	// rideShare, when set, asks more of a way than being near: at least
+	// this share of its length must lie within radius of the route (a ferry
+	// line the route rides, not one whose terminal it passes).
+	rideShare float64
 }

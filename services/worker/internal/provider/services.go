@@ -51,12 +51,12 @@ func serviceAlerts(index int, t track, feats []Feature) []alert.Alert {
 	}
 	var out []alert.Alert
 	for _, r := range []proximityRule{
-		{alert.CodeNoBikeShop, alert.SeverityNudge, BikeShopRadiusM, isBikeShop,
-			"No bicycle shop within %.0f km of this stage: carry spares and the tools to fit them."},
-		{alert.CodeNoRailwayStation, alert.SeverityNudge, RailwayRadiusM, isStation,
-			"No railway station within %.0f km of this stage: no bail-out by train."},
-		{alert.CodeNoHealthService, alert.SeverityWarning, HealthRadiusM, isHealth,
-			"No hospital, clinic, doctor or pharmacy within %.0f km of this stage: carry a first-aid kit."},
+		{code: alert.CodeNoBikeShop, severity: alert.SeverityNudge, radius: BikeShopRadiusM, keep: isBikeShop,
+			message: "No bicycle shop within %.0f km of this stage: carry spares and the tools to fit them."},
+		{code: alert.CodeNoRailwayStation, severity: alert.SeverityNudge, radius: RailwayRadiusM, keep: isStation,
+			message: "No railway station within %.0f km of this stage: no bail-out by train."},
+		{code: alert.CodeNoHealthService, severity: alert.SeverityWarning, radius: HealthRadiusM, keep: isHealth,
+			message: "No hospital, clinic, doctor or pharmacy within %.0f km of this stage: carry a first-aid kit."},
 	} {
 		found := slices.ContainsFunc(feats, func(f Feature) bool {
 			if !r.keep(f.Tags) {
