@@ -210,6 +210,11 @@ type StageAnalysis struct {
 	// Families maps a rule family ("geometry", "weather"...) to
 	// available, not_configured or unavailable.
 	Families map[string]string
+	// Reasons says, for families that are unavailable, why ("overpass:
+	// circuit breaker open", "the trip has no dates to forecast"): what an
+	// agent needs to decide between waiting and changing the trip. At most
+	// MaxFamilyReasonBytes each (longer ones are cut); none for the others.
+	Reasons map[string]string
 }
 
 // RecordAnalysisFailed is an analysis job's terminal failure.

@@ -1,6 +1,7 @@
 package trip
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -24,6 +25,10 @@ var importCodePB = map[ImportErrorCode]eventsv1.RouteImportErrorCode{
 
 // MaxReasonBytes bounds a failure reason written into an event.
 const MaxReasonBytes = 1024
+
+// MaxFamilyReasonBytes bounds the reason an unavailable rule family carries
+// (the event contract's limit): one line an agent reads in a stage view.
+const MaxFamilyReasonBytes = 200
 
 func decideRouteImported(s State, c RecordRouteImported) ([]Event, error) {
 	if !s.Exists || s.Deleted {
@@ -82,7 +87,7 @@ func decideStagesComputed(s State, c RecordStagesComputed) ([]Event, error) {
 		}
 		st.Geometry = quantizeLine(st.Geometry)
 		st.Start, st.End = quantize(st.Start), quantize(st.End)
-		st.Waypoints, st.Chosen, st.Offered, st.Alerts, st.Families = nil, nil, nil, nil, nil
+		st.Waypoints, st.Chosen, st.Offered, st.Alerts, st.Families, st.FamilyReasons = nil, nil, nil, nil, nil, nil
 		stages[i] = st
 	}
 	tmp := s.clone()
@@ -358,18 +363,19 @@ func stageAnalysisPB(r StageAnalysis) (*eventsv1.StageAnalysis, error) {
 		}
 		pb.Alerts = append(pb.Alerts, apb)
 	}
-	names := make([]string, 0, len(r.Families))
-	for n := range r.Families {
-		names = append(names, n)
+	for n, why := range r.Reasons {
+		if r.Families[n] != "unavailable" || why == "" {
+			return nil, invalid("reasons", "only an unavailable family has a reason, and it is not empty")
+		}
 	}
-	slices.Sort(names) // deterministic events
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(r.Families)) { // deterministic events
 		f, ok := familyPB(n)
 		av, ok2 := availabilityPB[r.Families[n]]
 		if !ok || !ok2 {
 			return nil, invalid("families", "unknown rule family or availability")
 		}
-		pb.Families = append(pb.Families, &eventsv1.FamilyAvailability{Family: f, Availability: av})
+		pb.Families = append(pb.Families, &eventsv1.FamilyAvailability{Family: f, Availability: av,
+			Reason: capBytes(r.Reasons[n], MaxFamilyReasonBytes)})
 	}
 	return pb, nil
 }

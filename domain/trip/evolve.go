@@ -321,12 +321,19 @@ func applyAnalysisResults(s State, id string, results []*eventsv1.StageAnalysis)
 		h := r.GetStage().GetContentHash()
 		if i := s.stageIndexFor(h, -1); i >= 0 {
 			st := &s.Stages[i]
-			st.Alerts, st.Families, st.Analyzed = nil, map[string]string{}, true
+			st.Alerts, st.Families, st.FamilyReasons, st.Analyzed = nil, map[string]string{}, nil, true
 			for _, a := range r.GetAlerts() {
 				st.Alerts = append(st.Alerts, alertFrom(a))
 			}
 			for _, f := range r.GetFamilies() {
-				st.Families[familyName(f.GetFamily())] = availabilityName(f.GetAvailability())
+				name := familyName(f.GetFamily())
+				st.Families[name] = availabilityName(f.GetAvailability())
+				if f.GetReason() != "" {
+					if st.FamilyReasons == nil {
+						st.FamilyReasons = map[string]string{}
+					}
+					st.FamilyReasons[name] = f.GetReason()
+				}
 			}
 		}
 		s.updateAnalysis(id, func(a *Analysis) {

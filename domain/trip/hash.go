@@ -70,7 +70,7 @@ func normalize(s *State) {
 		h := StageContentHash(*st, s.Settings)
 		if h != st.ContentHash {
 			st.ContentHash = h
-			st.Alerts, st.Families, st.Analyzed = nil, nil, false
+			st.Alerts, st.Families, st.FamilyReasons, st.Analyzed = nil, nil, nil, false
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package trip
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -164,6 +165,23 @@ func TestAnalysis(t *testing.T) {
 				require.True(t, after.AnalysisRunning(), "the edit's own analysis is still running")
 			},
 		},
+		{
+			name:  "an unavailable family keeps its reason, cut to the event's limit",
+			given: base, when: RecordAnalysis{AnalysisID: auto.ID, Stages: []StageAnalysis{{Stage: results[0].Stage,
+				Families: map[string]string{"geometry": "available", "weather": "unavailable", "traffic": "unavailable"},
+				Reasons:  map[string]string{"weather": "the trip has no dates to forecast", "traffic": strings.Repeat("é", 150)}}}},
+			thenTypes: []string{"AnalysisPartCompleted"},
+			then: func(t *testing.T, _ []Event, _, after State) {
+				require.Equal(t, map[string]string{"geometry": "available", "weather": "unavailable", "traffic": "unavailable"}, after.Stages[0].Families)
+				require.Equal(t, "the trip has no dates to forecast", after.Stages[0].FamilyReasons["weather"])
+				require.Equal(t, strings.Repeat("é", MaxFamilyReasonBytes/2), after.Stages[0].FamilyReasons["traffic"], "cut on a rune boundary")
+				require.NotContains(t, after.Stages[0].FamilyReasons, "geometry")
+			},
+		},
+		{name: "a reason for a family that ran is refused", given: base,
+			when: RecordAnalysis{AnalysisID: auto.ID, Stages: []StageAnalysis{{Stage: results[0].Stage,
+				Families: map[string]string{"geometry": "available"}, Reasons: map[string]string{"geometry": "it was fine"}}}},
+			thenErr: &Error{Code: CodeInvalidArgument, Field: "reasons"}},
 		{
 			name:  "a partial result lands and the analysis keeps running",
 			given: base, when: RecordAnalysis{AnalysisID: auto.ID, Stages: results[:1]},

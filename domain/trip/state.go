@@ -1,6 +1,7 @@
 package trip
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/roadbook/roadbook/domain/route"
@@ -157,6 +158,8 @@ type Stage struct {
 	Alerts []Alert
 	// Families says, per rule family, whether its provider answered.
 	Families map[string]string
+	// FamilyReasons says why, for the families that are unavailable.
+	FamilyReasons map[string]string
 	// Analyzed is true once an analysis result for ContentHash landed.
 	Analyzed bool
 }
@@ -383,13 +386,8 @@ func (st Stage) clone() Stage {
 		c := *st.Chosen
 		st.Chosen = &c
 	}
-	if st.Families != nil {
-		f := make(map[string]string, len(st.Families))
-		for k, v := range st.Families {
-			f[k] = v
-		}
-		st.Families = f
-	}
+	st.Families = maps.Clone(st.Families)
+	st.FamilyReasons = maps.Clone(st.FamilyReasons)
 	return st
 }
 

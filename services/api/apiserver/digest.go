@@ -393,7 +393,8 @@ func stageDetail(st trip.Stage, set trip.Settings) *roadbookv1.StageDetail {
 		d.Alerts = append(d.Alerts, alertPB(a))
 	}
 	for name, av := range st.Families {
-		d.Families = append(d.Families, &roadbookv1.FamilyAvailability{Family: family(name), Availability: availability[av]})
+		d.Families = append(d.Families, &roadbookv1.FamilyAvailability{Family: family(name), Availability: availability[av],
+			Reason: st.FamilyReasons[name]})
 	}
 	for _, a := range st.Offered {
 		d.AccommodationCandidates = append(d.AccommodationCandidates, accommodationPB(a, false))

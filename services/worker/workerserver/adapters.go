@@ -167,12 +167,6 @@ type familyProvider struct {
 // Families implements consumer.Provider.
 func (p familyProvider) Families() []string { return p.events }
 
-// errFamilyUnavailable carries the analyzer's reason for an unavailable
-// family; the consumer records the family unavailable.
-type errFamilyUnavailable struct{ reason string }
-
-func (e errFamilyUnavailable) Error() string { return e.reason }
-
 // Analyze implements consumer.Provider.
 func (p familyProvider) Analyze(ctx context.Context, _ trip.State, stages []trip.Stage) (consumer.ProviderResult, error) {
 	res, err := p.a.Analyze(ctx, providerStages(stages))
@@ -181,7 +175,7 @@ func (p familyProvider) Analyze(ctx context.Context, _ trip.State, stages []trip
 	}
 	for _, av := range res.Availability {
 		if av.Family == p.family && av.Status != alert.StatusEvaluated {
-			return consumer.ProviderResult{}, errFamilyUnavailable{av.Reason}
+			return consumer.ProviderResult{}, &consumer.ProviderUnavailableError{Reason: av.Reason}
 		}
 	}
 	hashByIndex := map[int]string{}

@@ -229,8 +229,10 @@ func TestWiring(t *testing.T) {
 		for _, s := range st.Stages {
 			for _, f := range osmFamilies {
 				require.Equal(t, "unavailable", s.Families[f], "stage %d, family %s", s.Index, f)
+				require.Equal(t, "overpass: unavailable", s.FamilyReasons[f], "the reason is recorded with the family, in Roadbook's words")
 			}
 			require.Equal(t, "available", s.Families["weather"], "stage %d", s.Index)
+			require.NotContains(t, s.FamilyReasons, "weather", "a family that ran has no reason")
 			for _, a := range s.Alerts {
 				require.NotContains(t, osmFamilies, a.Family, "no OSM finding without OSM data: %v", a)
 			}

@@ -436,7 +436,10 @@ type FamilyAvailability struct {
 	// The family.
 	Family RuleFamily `protobuf:"varint,1,opt,name=family,proto3,enum=roadbook.v1.RuleFamily" json:"family,omitempty"`
 	// Whether its data was there.
-	Availability  ProviderAvailability `protobuf:"varint,2,opt,name=availability,proto3,enum=roadbook.v1.ProviderAvailability" json:"availability,omitempty"`
+	Availability ProviderAvailability `protobuf:"varint,2,opt,name=availability,proto3,enum=roadbook.v1.ProviderAvailability" json:"availability,omitempty"`
+	// Why an unavailable family could not run ("overpass: circuit breaker
+	// open", "the trip has no dates to forecast"); empty otherwise.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -483,6 +486,13 @@ func (x *FamilyAvailability) GetAvailability() ProviderAvailability {
 		return x.Availability
 	}
 	return ProviderAvailability_PROVIDER_AVAILABILITY_UNSPECIFIED
+}
+
+func (x *FamilyAvailability) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
 }
 
 // AlertCounts counts a stage's alerts by severity, for the digest line.
@@ -569,10 +579,11 @@ const file_roadbook_v1_alert_proto_rawDesc = "" +
 	"\ametrics\x18\a \x03(\v2\x1f.roadbook.v1.Alert.MetricsEntryR\ametrics\x1a:\n" +
 	"\fMetricsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x8c\x01\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xa4\x01\n" +
 	"\x12FamilyAvailability\x12/\n" +
 	"\x06family\x18\x01 \x01(\x0e2\x17.roadbook.v1.RuleFamilyR\x06family\x12E\n" +
-	"\favailability\x18\x02 \x01(\x0e2!.roadbook.v1.ProviderAvailabilityR\favailability\"Y\n" +
+	"\favailability\x18\x02 \x01(\x0e2!.roadbook.v1.ProviderAvailabilityR\favailability\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"Y\n" +
 	"\vAlertCounts\x12\x1a\n" +
 	"\bcritical\x18\x01 \x01(\rR\bcritical\x12\x18\n" +
 	"\awarning\x18\x02 \x01(\rR\awarning\x12\x14\n" +

@@ -360,6 +360,7 @@ type StageOut struct {
 	RiderTime           *RiderTime        `json:"riderTime,omitempty"`
 	Alerts              []AlertOut        `json:"alerts"`
 	RuleFamilies        map[string]string `json:"ruleFamilies,omitempty" jsonschema:"per rule family: available, not_configured or unavailable"`
+	UnavailableBecause  map[string]string `json:"unavailableBecause,omitempty" jsonschema:"for each unavailable rule family, why (Roadbook's words): wait and call analyze_trip again when a provider was down; change the trip when it lacks something (dates for the weather)"`
 	Analyzed            bool              `json:"analyzed"`
 	Accommodations      []Accommodation   `json:"accommodations" jsonschema:"up to 5 candidates near the end, best first"`
 	ChosenAccommodation *Accommodation    `json:"chosenAccommodation,omitempty"`
@@ -390,8 +391,14 @@ func stageOut(tripID string, version int64, s *roadbookv1.StageDetail) StageOut 
 		if out.RuleFamilies == nil {
 			out.RuleFamilies = map[string]string{}
 		}
-		out.RuleFamilies[strings.ToLower(strings.TrimPrefix(f.GetFamily().String(), "RULE_FAMILY_"))] =
-			strings.ToLower(strings.TrimPrefix(f.GetAvailability().String(), "PROVIDER_AVAILABILITY_"))
+		name := strings.ToLower(strings.TrimPrefix(f.GetFamily().String(), "RULE_FAMILY_"))
+		out.RuleFamilies[name] = strings.ToLower(strings.TrimPrefix(f.GetAvailability().String(), "PROVIDER_AVAILABILITY_"))
+		if why := f.GetReason(); why != "" {
+			if out.UnavailableBecause == nil {
+				out.UnavailableBecause = map[string]string{}
+			}
+			out.UnavailableBecause[name] = bound(why, 200)
+		}
 	}
 	for _, a := range s.GetAccommodationCandidates() {
 		out.Accommodations = append(out.Accommodations, *accommodation(a))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"time"
 
@@ -80,6 +81,9 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 	for f := range providerFamily {
 		res.families[f] = notConfigured
 	}
+	if res.reasons == nil {
+		res.reasons = map[string]string{}
+	}
 	for _, p := range w.providers {
 		pr, err := p.Analyze(ctx, st, present)
 		status := available
@@ -92,6 +96,9 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 		}
 		for _, f := range p.Families() {
 			res.families[f] = status
+			if err != nil {
+				res.reasons[f] = unavailableReason(err)
+			}
 		}
 		if err == nil {
 			for h, as := range pr.StageAlerts {
@@ -174,6 +181,17 @@ type offlineResult struct {
 	byHash   map[string][]trip.Alert
 	trip     []trip.Alert
 	families map[string]string
+	// reasons say why, for the unavailable families.
+	reasons map[string]string
+}
+
+// unavailableReason is the one place a provider's error becomes the reason
+// recorded with its families.
+func unavailableReason(err error) string {
+	if ue, ok := errors.AsType[*ProviderUnavailableError](err); ok && ue.Reason != "" {
+		return ue.Reason
+	}
+	return "the data provider failed"
 }
 
 // offline runs alert.Evaluate over every current stage (the rules look at
@@ -202,6 +220,7 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 			stages[i].Date = time.Time{}
 		}
 		res.families["daylight"], res.families["calendar"] = unavailable, unavailable
+		res.reasons = map[string]string{"daylight": "no time zone found for the stage ends", "calendar": "no time zone found for the stage ends"}
 		alerts, err = alert.Evaluate(stages, set, nil)
 	}
 	if err != nil {
@@ -239,9 +258,14 @@ func (r offlineResult) forRefs(st trip.State, refs []trip.StageRef) []trip.Stage
 		if i := slices.IndexFunc(st.Stages, func(s trip.Stage) bool { return s.ContentHash == ref.ContentHash }); i >= 0 {
 			sa.Stage.Index = i
 			sa.Alerts = slices.Clone(r.byHash[ref.ContentHash])
-			sa.Families = make(map[string]string, len(r.families))
-			for f, v := range r.families {
-				sa.Families[f] = v
+			sa.Families = maps.Clone(r.families)
+			for f, why := range r.reasons {
+				if r.families[f] == unavailable {
+					if sa.Reasons == nil {
+						sa.Reasons = map[string]string{}
+					}
+					sa.Reasons[f] = why
+				}
 			}
 		}
 		out = append(out, sa)

@@ -580,7 +580,11 @@ type FamilyAvailability struct {
 	// The family.
 	Family RuleFamily `protobuf:"varint,1,opt,name=family,proto3,enum=roadbook.events.v1.RuleFamily" json:"family,omitempty"`
 	// Whether its data provider answered.
-	Availability  ProviderAvailability `protobuf:"varint,2,opt,name=availability,proto3,enum=roadbook.events.v1.ProviderAvailability" json:"availability,omitempty"`
+	Availability ProviderAvailability `protobuf:"varint,2,opt,name=availability,proto3,enum=roadbook.events.v1.ProviderAvailability" json:"availability,omitempty"`
+	// Why an unavailable family could not run, in Roadbook's words ("overpass:
+	// circuit breaker open", "the trip has no dates to forecast"); empty for
+	// the other availabilities and in events written before it existed.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -627,6 +631,13 @@ func (x *FamilyAvailability) GetAvailability() ProviderAvailability {
 		return x.Availability
 	}
 	return ProviderAvailability_PROVIDER_AVAILABILITY_UNSPECIFIED
+}
+
+func (x *FamilyAvailability) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
 }
 
 // StageRef names a stage by index and by the content a result is for.
@@ -1084,12 +1095,13 @@ const file_roadbook_events_v1_analysis_proto_rawDesc = "" +
 	"\ametrics\x18\a \x03(\v2&.roadbook.events.v1.Alert.MetricsEntryR\ametrics\x1a:\n" +
 	"\fMetricsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xb2\x01\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xd4\x01\n" +
 	"\x12FamilyAvailability\x12B\n" +
 	"\x06family\x18\x01 \x01(\x0e2\x1e.roadbook.events.v1.RuleFamilyB\n" +
 	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x06family\x12X\n" +
 	"\favailability\x18\x02 \x01(\x0e2(.roadbook.events.v1.ProviderAvailabilityB\n" +
-	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\favailability\"Z\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\favailability\x12 \n" +
+	"\x06reason\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x06reason\"Z\n" +
 	"\bStageRef\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x128\n" +
 	"\fcontent_hash\x18\x02 \x01(\tB\x15\xbaH\x12r\x102\x0e^[0-9a-f]{64}$R\vcontentHash\"\xc2\x01\n" +
