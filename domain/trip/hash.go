@@ -72,6 +72,7 @@ func normalize(s *State) {
 			st.ContentHash = h
 			st.Alerts, st.Families, st.FamilyReasons, st.Analyzed = nil, nil, nil, false
 		}
+		settleDetours(st)
 	}
 }
 

@@ -175,6 +175,10 @@ type Waypoint struct {
 	// DetourEstimated is true when DetourM is twice the straight-line
 	// distance from the route (an estimate, and said so).
 	DetourEstimated bool
+	// MeasuredOn is the content hash of the stage DetourM was measured on.
+	// When the waypoint's stage no longer has that content (an edit, a
+	// re-cut), DetourM is estimated again from the new line.
+	MeasuredOn string
 }
 
 // Accommodation is one place to sleep near a stage end (DOMAIN §6).

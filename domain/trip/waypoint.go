@@ -2,6 +2,7 @@ package trip
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -34,6 +35,47 @@ func (st Stage) line() []route.Point {
 // routed detour both start there, so they measure the same detour.
 func (st Stage) NearestPoint(p route.Point) route.Point {
 	return nearestOnLine(p, st.line())
+}
+
+// settleDetours puts every waypoint of st whose detour was measured on other
+// content (the stage was edited or re-cut since) back on DOMAIN §4's
+// estimate from st's line: a detour routed from the old line no longer
+// measures the way there. The analysis requested with the change names them
+// (AnalysisRequested.estimated_waypoint_ids) and the detour worker routes
+// them again.
+func settleDetours(st *Stage) {
+	cloned := false
+	for i := range st.Waypoints {
+		if st.Waypoints[i].MeasuredOn == st.ContentHash {
+			continue
+		}
+		if !cloned {
+			st.Waypoints, cloned = slices.Clone(st.Waypoints), true
+		}
+		w := &st.Waypoints[i]
+		w.DetourM, w.DetourEstimated, w.MeasuredOn = roundM(detourEstimate(w.Location, st.line())), true, st.ContentHash
+	}
+}
+
+// MaxRerouteWaypoints bounds the waypoints one analysis request asks the
+// detour worker to route; any beyond keep their estimate.
+const MaxRerouteWaypoints = 100
+
+// estimatedWaypoints are the ids of the waypoints with an estimated detour
+// on the given stages, at most MaxRerouteWaypoints.
+func estimatedWaypoints(stages []Stage, changed func(Stage) bool) []string {
+	var ids []string
+	for _, st := range stages {
+		if !changed(st) {
+			continue
+		}
+		for _, w := range st.Waypoints {
+			if w.DetourEstimated && len(ids) < MaxRerouteWaypoints {
+				ids = append(ids, w.ID)
+			}
+		}
+	}
+	return ids
 }
 
 // WaypointByID finds a waypoint and the stage holding it now.
@@ -87,7 +129,7 @@ func applyWaypointDetourRouted(s State, ev *eventsv1.WaypointDetourRouted) State
 	}
 	for j := range s.Stages[i].Waypoints {
 		if w := &s.Stages[i].Waypoints[j]; w.ID == ev.GetWaypointId() {
-			w.DetourM, w.DetourEstimated = ev.GetDetourM(), false
+			w.DetourM, w.DetourEstimated, w.MeasuredOn = ev.GetDetourM(), false, ev.GetStageContentHash()
 		}
 	}
 	return s

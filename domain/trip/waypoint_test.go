@@ -57,6 +57,34 @@ func TestWaypointDetour(t *testing.T) {
 				require.True(t, w.DetourEstimated)
 			},
 		},
+		{
+			name:  "editing the stage of a routed waypoint puts it back on the estimate and asks for it to be routed again",
+			given: done, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(15000.0), Route: testRoute()},
+			thenTypes: []string{"StageUpdated", "AnalysisRequested"},
+			then: func(t *testing.T, evs []Event, before, after State) {
+				require.False(t, before.Stages[1].Waypoints[0].DetourEstimated, "routed before the edit")
+				st, w, ok := after.WaypointByID(waypointID)
+				require.True(t, ok)
+				require.True(t, w.DetourEstimated, "a detour routed from the old line no longer measures the way there")
+				require.Equal(t, roundM(detourEstimate(w.Location, st.line())), w.DetourM, "the estimate from the new line")
+				require.Equal(t, []string{waypointID}, evs[1].(*eventsv1.AnalysisRequested).GetEstimatedWaypointIds())
+			},
+		},
+		{
+			name:  "an edit elsewhere leaves a routed detour alone and asks for no routing",
+			given: done, when: UpdateStage{Version: 1, Index: 2, DistanceM: ptr(5000.0), Route: testRoute()},
+			thenTypes: []string{"StageUpdated", "AnalysisRequested"},
+			then: func(t *testing.T, evs []Event, before, after State) {
+				_, w, _ := after.WaypointByID(waypointID)
+				require.False(t, w.DetourEstimated)
+				require.Equal(t, 1234.57, w.DetourM)
+				for _, e := range evs {
+					if ar, ok := e.(*eventsv1.AnalysisRequested); ok {
+						require.Empty(t, ar.GetEstimatedWaypointIds())
+					}
+				}
+			},
+		},
 		{name: "a detour for a waypoint the trip does not have records nothing", given: added, when: RecordWaypointDetour{WaypointID: otherID, Stage: stage1, DetourM: 10, Engine: "osrm"}},
 		{name: "a detour already routed records nothing", given: done, when: RecordWaypointDetour{WaypointID: waypointID, Stage: stage1, DetourM: 999, Engine: "osrm"}},
 		{name: "a detour for a deleted trip is not found", given: deleted, when: routed, thenErr: ErrNotFound},

@@ -153,6 +153,49 @@ func TestDetours(t *testing.T) {
 		require.Eventually(t, func() bool { return jobsDone(t, reg, "detour", "ack") == 1 }, 30*time.Second, 20*time.Millisecond)
 	})
 
+	t.Run("an edit of the waypoint's stage puts it back on the estimate and routes it again from the new line", func(t *testing.T) {
+		t.Parallel()
+		osrm := newOSRMServer(t, 1234.5)
+		e := start(t, func(c *workerserver.Config) {
+			c.OSRMURL, c.UserAgent, c.ProviderInterval = osrm.URL, testUA, 5*time.Millisecond
+		})
+		id := createLine(t, e, "rider-x", trip.SettingsPatch{})
+		wid, _ := addWaypoint(t, e, "rider-x", id)
+		routed := waitFor(t, e.trips, id, func(st trip.State) bool {
+			_, w, ok := st.WaypointByID(wid)
+			return ok && !w.DetourEstimated
+		})
+
+		// The rider ends the first day earlier: its content changes, the
+		// waypoint (mid-stage) stays on it.
+		geom := routed.Stages[0].Geometry
+		end := geom[len(geom)*3/4]
+		edited, err := e.trips.Execute(context.Background(), tripstore.User("rider-x"), id,
+			trip.UpdateStage{Version: routed.Version, Index: 0, End: &end}, tripstore.Options{})
+		require.NoError(t, err)
+		stage, w, ok := edited.State.WaypointByID(wid)
+		require.True(t, ok)
+		require.True(t, w.DetourEstimated, "the routed detour measured the old line")
+		require.NotEqual(t, routed.Stages[0].ContentHash, stage.ContentHash)
+
+		st := waitFor(t, e.trips, id, func(st trip.State) bool {
+			_, w, ok := st.WaypointByID(wid)
+			return ok && !w.DetourEstimated
+		})
+		stage, w, _ = st.WaypointByID(wid)
+		require.Equal(t, 1234.5, w.DetourM)
+		require.Equal(t, stage.ContentHash, w.MeasuredOn, "routed on the stage as it is now")
+		// The edit kept the line near the waypoint, so the second routing
+		// asks the same question: the routing client's cache may answer it.
+		reqs := osrm.seen()
+		require.NotEmpty(t, reqs)
+		require.LessOrEqual(t, len(reqs), 2, "routed once when added, at most once more after the edit")
+		from := stage.NearestPoint(w.Location)
+		last := reqs[len(reqs)-1]
+		require.InDelta(t, from.Lat, last[0].Lat, 1e-6, "the route leaves the edited stage's nearest point")
+		require.InDelta(t, from.Lon, last[0].Lon, 1e-6)
+	})
+
 	t.Run("when the routing engine finds no route the estimate stays", func(t *testing.T) {
 		t.Parallel()
 		osrm := newOSRMServer(t, -1)

@@ -29,12 +29,14 @@ type DetourRouter interface {
 	Detour(ctx context.Context, from, waypoint route.Point) (float64, error)
 }
 
-// routeDetour runs the detour job of a waypoint added with an estimate: it
+// routeDetour runs a detour job: for each waypoint it names (one just
+// added, or those an edit of their stage put back on the estimate) it
 // routes from the nearest point of the stage holding the waypoint now and
 // records WaypointDetourRouted. Without a routing engine, for a waypoint
 // gone or already routed, or when the engine finds no route, it records
 // nothing and the estimate stays. The trip drops a result routed from a
-// stage edited meanwhile.
+// stage edited meanwhile. A redelivery after a transient failure routes
+// only what is still estimated.
 func (w *Workers) routeDetour(ctx context.Context, j job.Job, progress func()) error {
 	if w.router == nil {
 		return nil // no routing engine: the estimate is the answer
@@ -43,31 +45,35 @@ func (w *Workers) routeDetour(ctx context.Context, j job.Job, progress func()) e
 	if err != nil {
 		return err
 	}
-	st, wp, ok := l.State.WaypointByID(j.ComputedFor)
-	if !ok || !wp.DetourEstimated {
-		return nil
-	}
-	d, err := w.router.Detour(ctx, st.NearestPoint(wp.Location), wp.Location)
-	switch {
-	case errors.Is(err, ErrNoRoute):
-		w.logger.Info("the routing engine found no route to the waypoint; its detour stays estimated",
-			detourAttrs(j, slog.Any("error", err))...)
-		return nil
-	case err != nil:
-		if ctx.Err() != nil {
-			return ctx.Err()
+	for _, id := range job.ParseDetourFor(j.ComputedFor) {
+		st, wp, ok := l.State.WaypointByID(id)
+		if !ok || !wp.DetourEstimated {
+			continue
 		}
-		return err
+		d, err := w.router.Detour(ctx, st.NearestPoint(wp.Location), wp.Location)
+		switch {
+		case errors.Is(err, ErrNoRoute):
+			w.logger.Info("the routing engine found no route to the waypoint; its detour stays estimated",
+				detourAttrs(j, id, slog.Any("error", err))...)
+			continue
+		case err != nil:
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		progress()
+		cmd := trip.RecordWaypointDetour{
+			WaypointID: wp.ID,
+			Stage:      trip.StageRef{Index: st.Index, ContentHash: st.ContentHash},
+			DetourM:    d,
+			Engine:     w.router.Engine(),
+		}
+		if _, err := w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, "detour:"+st.ContentHash+":"+wp.ID, wp.ID)); err != nil {
+			return err
+		}
 	}
-	progress()
-	cmd := trip.RecordWaypointDetour{
-		WaypointID: wp.ID,
-		Stage:      trip.StageRef{Index: st.Index, ContentHash: st.ContentHash},
-		DetourM:    d,
-		Engine:     w.router.Engine(),
-	}
-	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, "detour:"+st.ContentHash, wp.ID))
-	return err
+	return nil
 }
 
 // detourFailed ends a detour job whose deliveries ran out (the routing
@@ -75,11 +81,15 @@ func (w *Workers) routeDetour(ctx context.Context, j job.Job, progress func()) e
 // recorded, the waypoint keeps its estimated detour, and the log says why.
 func (w *Workers) detourFailed(j job.Job, cause error) error {
 	w.logger.Warn("routing the waypoint detour failed; its detour stays estimated",
-		detourAttrs(j, slog.Any("error", cause))...)
+		detourAttrs(j, "", slog.Any("error", cause))...)
 	return nil
 }
 
-// detourAttrs are the log attributes of a detour job.
-func detourAttrs(j job.Job, more ...any) []any {
-	return append([]any{slog.String("trip_id", j.TripID.String()), slog.String("waypoint_id", j.ComputedFor)}, more...)
+// detourAttrs are the log attributes of a detour job, for one waypoint (or,
+// with waypoint empty, all it names).
+func detourAttrs(j job.Job, waypoint string, more ...any) []any {
+	if waypoint == "" {
+		waypoint = j.ComputedFor
+	}
+	return append([]any{slog.String("trip_id", j.TripID.String()), slog.String("waypoint_id", waypoint)}, more...)
 }

@@ -23,12 +23,19 @@ const (
 	// KindAccommodations searches accommodations near stage ends
 	// (AccommodationsRequested) and records AccommodationsFound.
 	KindAccommodations Kind = "accommodations"
-	// KindDetour routes the detour of a waypoint added with an estimate
-	// (WaypointAdded) and records WaypointDetourRouted. It is no request a
+	// KindDetour routes the detours of waypoints with an estimate (one just
+	// added, or those an edit of their stage put back on the estimate) and
+	// records WaypointDetourRouted for each. It is no request a
 	// trip waits for: without a routing engine, or when the engine finds no
 	// route, the estimate stays and nothing is recorded.
 	KindDetour Kind = "detour"
 )
+
+// Awaited reports whether the trip records a terminal event for a job of
+// kind k (imported, computed, analysed, found), so a job that never got one
+// is stuck and the reconciler can send it again. A detour is not: its
+// estimate stands until a routed one replaces it.
+func Awaited(k Kind) bool { return k.Valid() && k != KindDetour }
 
 // Kinds lists every kind, in pipeline order.
 func Kinds() []Kind {
@@ -93,7 +100,8 @@ type Job struct {
 	// ComputedFor says what the work is for: the analysis id for analysis
 	// jobs, the pacing settings hash for a settings change, the route hash
 	// for an imported route, the source URL for an import, the radius in
-	// metres for an accommodations search, the waypoint id for a detour.
+	// metres for an accommodations search, the waypoint ids for a detour
+	// (DetourFor).
 	ComputedFor string `json:"computedFor,omitempty"`
 }
 

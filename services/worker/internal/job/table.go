@@ -18,23 +18,26 @@ import (
 //     pacing hash changed: the event alone cannot tell, the folded trip can)
 //   - TripDuplicated without stages   → stages
 //   - AnalysisRequested               → analysis (trip.Decide appends it after
-//     StagesComputed and after every edit, so analysis is mapped from it only)
+//     StagesComputed and after every edit, so analysis is mapped from it only),
+//     and detour when it names waypoints whose detour is an estimate again
+//     (their stage changed)
 //   - AccommodationsRequested         → accommodations
 //   - WaypointAdded, detour estimated → detour (routed when a routing engine
 //     is configured; no terminal event is awaited: the estimate stands)
 //
-// Events of other streams and every other type need no work. ok is false
-// when the event needs none.
-func For(ev eventstore.RecordedEvent) (Job, bool) {
+// Events of other streams and every other type need no work: For returns
+// nothing. An event requests at most one job of each kind (job.MsgID is
+// kind and event).
+func For(ev eventstore.RecordedEvent) []Job {
 	tripID, isTrip := tripstore.TripID(ev.StreamID)
 	if !isTrip {
-		return Job{}, false
+		return nil
 	}
 	j := Job{TripID: tripID, RequestEventID: ev.ID}
 	switch p := ev.Payload.(type) {
 	case *eventsv1.TripCreated:
 		if p.GetUrl() == nil {
-			return Job{}, false
+			return nil
 		}
 		j.Kind, j.ComputedFor = KindImport, p.GetUrl().GetUrl()
 	case *eventsv1.RouteImported:
@@ -43,22 +46,39 @@ func For(ev eventstore.RecordedEvent) (Job, bool) {
 		j.Kind, j.ComputedFor = KindStages, p.GetPacingSettingsHash()
 	case *eventsv1.TripDuplicated:
 		if p.GetRoute() == nil || p.GetStages() != nil {
-			return Job{}, false
+			return nil
 		}
 		j.Kind, j.ComputedFor = KindStages, p.GetRoute().GetRouteHash()
 	case *eventsv1.AnalysisRequested:
 		j.Kind, j.ComputedFor = KindAnalysis, p.GetAnalysisId()
+		if ids := p.GetEstimatedWaypointIds(); len(ids) > 0 {
+			d := Job{TripID: tripID, RequestEventID: ev.ID, Kind: KindDetour, ComputedFor: DetourFor(ids)}
+			return []Job{j, d}
+		}
 	case *eventsv1.AccommodationsRequested:
 		j.Kind, j.ComputedFor = KindAccommodations, AccommodationsFor(int(p.GetRadiusM()), p.GetStageIndexes())
 	case *eventsv1.WaypointAdded:
 		if !p.GetDetourEstimated() {
-			return Job{}, false
+			return nil
 		}
 		j.Kind, j.ComputedFor = KindDetour, p.GetWaypointId()
 	default:
-		return Job{}, false
+		return nil
 	}
-	return j, true
+	return []Job{j}
+}
+
+// DetourFor is the ComputedFor of a detour job: the waypoint ids to route,
+// comma-separated ("id" for one added, "id1,id2" for those an edit put back
+// on their estimate).
+func DetourFor(waypointIDs []string) string { return strings.Join(waypointIDs, ",") }
+
+// ParseDetourFor reads DetourFor back.
+func ParseDetourFor(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // AccommodationsFor is the ComputedFor of an accommodations job: the radius

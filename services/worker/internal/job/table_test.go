@@ -43,11 +43,13 @@ func TestFor(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			ev := eventstore.RecordedEvent{StreamID: eventstore.StreamID(c.stream), ID: uuid.New(), Payload: c.payload}
-			j, ok := For(ev)
-			require.Equal(t, c.ok, ok)
-			if !ok {
+			jobs := For(ev)
+			if !c.ok {
+				require.Empty(t, jobs)
 				return
 			}
+			require.Len(t, jobs, 1)
+			j := jobs[0]
 			require.Equal(t, c.kind, j.Kind)
 			require.Equal(t, trip, j.TripID)
 			require.Equal(t, ev.ID, j.RequestEventID)
@@ -58,6 +60,21 @@ func TestFor(t *testing.T) {
 			require.Equal(t, j, back)
 		})
 	}
+
+	t.Run("an analysis naming waypoints put back on their estimate also routes them", func(t *testing.T) {
+		t.Parallel()
+		w1, w2 := uuid.NewString(), uuid.NewString()
+		ev := eventstore.RecordedEvent{StreamID: eventstore.StreamID("trip-" + trip.String()), ID: uuid.New(),
+			Payload: &eventsv1.AnalysisRequested{AnalysisId: trip.String(), EstimatedWaypointIds: []string{w1, w2}}}
+		jobs := For(ev)
+		require.Len(t, jobs, 2)
+		require.Equal(t, KindAnalysis, jobs[0].Kind)
+		require.Equal(t, KindDetour, jobs[1].Kind)
+		require.Equal(t, []string{w1, w2}, ParseDetourFor(jobs[1].ComputedFor))
+		require.NotEqual(t, MsgID(jobs[0].Kind, ev.ID), MsgID(jobs[1].Kind, ev.ID), "one message id per kind")
+		require.True(t, Awaited(KindAnalysis))
+		require.False(t, Awaited(KindDetour), "a detour has no terminal event: the estimate stands")
+	})
 
 	t.Run("a malformed job is refused naming the field", func(t *testing.T) {
 		t.Parallel()

@@ -119,7 +119,10 @@ func (r *Reconciler) Pass(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("reconcile: read feed: %w", err)
 		}
 		for _, ev := range batch {
-			if j, ok := job.For(ev); ok {
+			for _, j := range job.For(ev) {
+				if !job.Awaited(j.Kind) {
+					continue // no terminal event to wait for: nothing can be stuck
+				}
 				r.seq++
 				r.watched[ev.ID] = &item{job: j, at: ev.RecordedAt, before: r.cursor, seq: r.seq}
 			}

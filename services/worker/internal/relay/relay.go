@@ -362,7 +362,7 @@ func Messages(ev eventstore.RecordedEvent) ([]Message, error) {
 	out := []Message{{Stream: stream.Events, Msg: &nats.Msg{
 		Subject: job.EventSubject(tripID, ev.Type), Data: data, Header: hdr(ev.ID.String()),
 	}}}
-	if j, ok := job.For(ev); ok {
+	for _, j := range job.For(ev) {
 		payload, err := j.Encode()
 		if err != nil {
 			return nil, err

@@ -768,9 +768,13 @@ type AnalysisRequested struct {
 	// The stages to analyse and the content each must still have.
 	Stages []*StageRef `protobuf:"bytes,2,rep,name=stages,proto3" json:"stages,omitempty"`
 	// Why.
-	Reason        AnalysisReason `protobuf:"varint,3,opt,name=reason,proto3,enum=roadbook.events.v1.AnalysisReason" json:"reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Reason AnalysisReason `protobuf:"varint,3,opt,name=reason,proto3,enum=roadbook.events.v1.AnalysisReason" json:"reason,omitempty"`
+	// The waypoints on these stages whose detour is an estimate again (their
+	// stage changed, so a routed detour no longer measured it): the detour
+	// worker routes them. Empty when there is none.
+	EstimatedWaypointIds []string `protobuf:"bytes,4,rep,name=estimated_waypoint_ids,json=estimatedWaypointIds,proto3" json:"estimated_waypoint_ids,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *AnalysisRequested) Reset() {
@@ -822,6 +826,13 @@ func (x *AnalysisRequested) GetReason() AnalysisReason {
 		return x.Reason
 	}
 	return AnalysisReason_ANALYSIS_REASON_UNSPECIFIED
+}
+
+func (x *AnalysisRequested) GetEstimatedWaypointIds() []string {
+	if x != nil {
+		return x.EstimatedWaypointIds
+	}
+	return nil
 }
 
 // AnalysisPartCompleted lands results for some stages while others are
@@ -1108,12 +1119,14 @@ const file_roadbook_events_v1_analysis_proto_rawDesc = "" +
 	"\rStageAnalysis\x12:\n" +
 	"\x05stage\x18\x01 \x01(\v2\x1c.roadbook.events.v1.StageRefB\x06\xbaH\x03\xc8\x01\x01R\x05stage\x121\n" +
 	"\x06alerts\x18\x02 \x03(\v2\x19.roadbook.events.v1.AlertR\x06alerts\x12B\n" +
-	"\bfamilies\x18\x03 \x03(\v2&.roadbook.events.v1.FamilyAvailabilityR\bfamilies\"\xc4\x01\n" +
+	"\bfamilies\x18\x03 \x03(\v2&.roadbook.events.v1.FamilyAvailabilityR\bfamilies\"\x89\x02\n" +
 	"\x11AnalysisRequested\x12)\n" +
 	"\vanalysis_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\n" +
 	"analysisId\x12>\n" +
 	"\x06stages\x18\x02 \x03(\v2\x1c.roadbook.events.v1.StageRefB\b\xbaH\x05\x92\x01\x02\b\x01R\x06stages\x12D\n" +
-	"\x06reason\x18\x03 \x01(\x0e2\".roadbook.events.v1.AnalysisReasonB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06reason\"\x87\x01\n" +
+	"\x06reason\x18\x03 \x01(\x0e2\".roadbook.events.v1.AnalysisReasonB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06reason\x12C\n" +
+	"\x16estimated_waypoint_ids\x18\x04 \x03(\tB\r\xbaH\n" +
+	"\x92\x01\a\"\x05r\x03\xb0\x01\x01R\x14estimatedWaypointIds\"\x87\x01\n" +
 	"\x15AnalysisPartCompleted\x12)\n" +
 	"\vanalysis_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\n" +
 	"analysisId\x12C\n" +
