@@ -267,11 +267,23 @@ func (c *Cluster) startPostgres(ctx context.Context) error {
 	}
 	c.DatabaseURL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	c.Postgres = &Proc{Name: "postgres", Path: filepath.Join(pgBin, "postgres"), Cred: cred, Log: filepath.Join(c.Dir, "logs", "postgres.log"),
-		Args: []string{"-D", data, "-p", strconv.Itoa(port), "-k", data, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"}}
+		Args: []string{"-D", data, "-p", strconv.Itoa(port), "-k", data, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300",
+			// Per-query statistics (QueryStats): what each statement costs as
+			// the store grows.
+			"-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all"}}
 	if err := c.Postgres.Start(); err != nil {
 		return err
 	}
-	return c.WaitPostgres(ctx, 60*time.Second)
+	if err := c.WaitPostgres(ctx, 60*time.Second); err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, c.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	_, err = conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	return err
 }
 
 // WaitPostgres waits until the private cluster accepts a query.

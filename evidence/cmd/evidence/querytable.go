@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/roadbook/roadbook/evidence/cluster"
+	"github.com/roadbook/roadbook/evidence/report"
+)
+
+// queryHalves reads PostgreSQL's per-statement costs when the load starts,
+// half way through and when it ends, so the soak can say which statements
+// grow dearer per call as the store grows (docs/CAPACITY.md §4 asked). The
+// returned function waits for the readings and gives the two halves.
+func queryHalves(ctx context.Context, log *slog.Logger, c *cluster.Cluster, d time.Duration) func() (first, second map[int64]cluster.QueryStat) {
+	read := func() map[int64]cluster.QueryStat {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		s, err := c.QueryStats(rctx)
+		if err != nil {
+			log.Warn("per-query statistics unavailable", slog.Any("error", err))
+		}
+		return s
+	}
+	start := read()
+	mid := make(chan map[int64]cluster.QueryStat, 1)
+	go func() {
+		t := time.NewTimer(d / 2)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			mid <- read()
+		case <-ctx.Done():
+			mid <- nil
+		}
+	}()
+	return func() (map[int64]cluster.QueryStat, map[int64]cluster.QueryStat) {
+		m := <-mid
+		end := read()
+		if start == nil || m == nil || end == nil {
+			return nil, nil
+		}
+		return cluster.Since(start, m), cluster.Since(m, end)
+	}
+}
+
+// queryTable lists the statements that took the most PostgreSQL time over
+// the run, each with its mean time per call in either half.
+func queryTable(first, second map[int64]cluster.QueryStat, top int) report.Table {
+	t := report.Table{Title: "PostgreSQL statements by execution time (pg_stat_statements; mean per call in the first and the second half of the load)",
+		Header: []string{"statement", "calls 1st half", "mean ms 1st", "calls 2nd half", "mean ms 2nd", "2nd / 1st"}}
+	type row struct {
+		id    int64
+		total float64
+	}
+	var rows []row
+	var tot1, tot2 float64
+	var calls1, calls2 int64
+	for id, s := range second {
+		rows = append(rows, row{id, s.TotalMs + first[id].TotalMs})
+	}
+	for id, s := range first {
+		if _, ok := second[id]; !ok {
+			rows = append(rows, row{id, s.TotalMs})
+		}
+		tot1 += s.TotalMs
+		calls1 += s.Calls
+	}
+	for _, s := range second {
+		tot2 += s.TotalMs
+		calls2 += s.Calls
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].total > rows[j].total })
+	mean := func(s cluster.QueryStat) float64 {
+		if s.Calls == 0 {
+			return 0
+		}
+		return s.TotalMs / float64(s.Calls)
+	}
+	for i, r := range rows {
+		if i == top {
+			break
+		}
+		a, b := first[r.id], second[r.id]
+		q := a.Query
+		if q == "" {
+			q = b.Query
+		}
+		if len(q) > 110 {
+			q = q[:110] + "…"
+		}
+		growth := "—"
+		if mean(a) > 0 && mean(b) > 0 {
+			growth = fmt.Sprintf("%.2f", mean(b)/mean(a))
+		}
+		t.Rows = append(t.Rows, []string{"`" + q + "`", fmt.Sprint(a.Calls), fmt.Sprintf("%.3f", mean(a)), fmt.Sprint(b.Calls), fmt.Sprintf("%.3f", mean(b)), growth})
+	}
+	t.Rows = append(t.Rows, []string{"all statements", fmt.Sprint(calls1), fmt.Sprintf("%.3f", tot1/float64(max(calls1, 1))),
+		fmt.Sprint(calls2), fmt.Sprintf("%.3f", tot2/float64(max(calls2, 1))), fmt.Sprintf("%.2f", (tot2/float64(max(calls2, 1)))/(tot1/float64(max(calls1, 1))))})
+	return t
+}
