@@ -57,8 +57,8 @@ type rpcResponse struct {
 		Content         []struct {
 			Type string `json:"type"`
 			// Text stays a raw JSON string: unescaping the digest's
-			// text only to look at its first byte cost the load
-			// generator a third of its decoding.
+			// text only to look at its first byte was about 40 % of
+			// the load generator's decoding (2.2 s → 1.4 s).
 			Text json.RawMessage `json:"text"`
 		} `json:"content"`
 		StructuredContent struct {
@@ -153,9 +153,9 @@ func (s *wireSession) initialize(ctx context.Context) error {
 // stream whose data lines carry JSON-RPC messages — until the response with
 // id, and closes the body. It decodes with segmentio/encoding/json (the
 // decoder the go-sdk itself uses), which does the same checks as
-// encoding/json at a third of its CPU: the load generator shares the cores
-// with the servers it measures, and the direct phase's protobuf decoding is
-// cheap.
+// encoding/json with about two thirds of its CPU here (3.5 s → 2.2 s of a
+// 20 s profile): the load generator shares the cores with the servers it
+// measures, and the direct phase's protobuf decoding is cheap.
 func (s *wireSession) readResponse(resp *http.Response, id string) (rpcResponse, error) {
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
