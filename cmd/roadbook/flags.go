@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -55,6 +56,20 @@ func envDuration(name string, def time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("%s=%q is not a positive duration (e.g. 45s, 30m)", name, v)
 	}
 	return d, nil
+}
+
+// envBool is env for a boolean (true, false, 1, 0…, as strconv.ParseBool
+// reads them); a malformed value is an error naming the variable.
+func envBool(name string, def bool) (bool, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q is not a boolean (true or false)", name, v)
+	}
+	return b, nil
 }
 
 // envInt is env for a positive integer.

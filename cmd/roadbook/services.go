@@ -144,12 +144,14 @@ func runWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	natsURL := fs.String("nats-url", env("ROADBOOK_NATS_URL", nats.DefaultURL), "NATS URL ($ROADBOOK_NATS_URL)")
 	conc, concErr := envInt("ROADBOOK_WORKER_CONCURRENCY", 8)
 	concurrency := fs.Int("concurrency", conc, "jobs in flight in this process, every kind together ($ROADBOOK_WORKER_CONCURRENCY)")
+	pp, ppErr := envBool("ROADBOOK_PPROF", false)
+	profiles := fs.Bool("pprof", pp, "serve Go's /debug/pprof/ on the health port, to diagnose; never on a public port ($ROADBOOK_PPROF)")
 	var wf workerFlags
 	wf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := errors.Join(envErr, concErr); err != nil {
+	if err := errors.Join(envErr, concErr, ppErr); err != nil {
 		return err
 	}
 	if err := required([3]string{*dbURL, "database-url", "ROADBOOK_DATABASE_URL"}); err != nil {
@@ -188,7 +190,11 @@ func runWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	stop := plainServer(ln, healthHandler(w.Ready, reg))
+	health := healthHandler(w.Ready, reg)
+	if *profiles {
+		health = withPprof(health)
+	}
+	stop := plainServer(ln, health)
 	log.Info("worker health listening", slog.String("addr", ln.Addr().String()))
 	runErr := w.Run(ctx) // returns after the drain
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

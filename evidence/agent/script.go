@@ -31,6 +31,14 @@ func NewLedger() *Ledger {
 	return &Ledger{Created: map[string]bool{}, Deleted: map[string]bool{}, Acked: map[string]int64{}, DeleteSent: map[string]bool{}}
 }
 
+// CreatedCount is how many trips were created so far (the soak splits its
+// run in halves by it).
+func (l *Ledger) CreatedCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.Created)
+}
+
 func (l *Ledger) created(id string, v int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

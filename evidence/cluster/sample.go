@@ -22,8 +22,9 @@ type Sample struct {
 	// Goroutines is go_goroutines from its /metrics (-1: not exported or
 	// not a Go service of ours).
 	Goroutines int64
-	// CPUSeconds is the process's user+system CPU time so far (/proc/pid/stat;
-	// for PostgreSQL the postmaster only, not its backends).
+	// CPUSeconds is the user+system CPU time so far of the process and of
+	// its children alive now (CPUOfTree), so PostgreSQL's figure includes
+	// its backends (pooled: they live as long as the run).
 	CPUSeconds float64
 }
 

@@ -1,51 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"sort"
-	"time"
 
 	"github.com/roadbook/roadbook/evidence/cluster"
 	"github.com/roadbook/roadbook/evidence/report"
 )
-
-// queryHalves reads PostgreSQL's per-statement costs when the load starts,
-// half way through and when it ends, so the soak can say which statements
-// grow dearer per call as the store grows (docs/CAPACITY.md §4 asked). The
-// returned function waits for the readings and gives the two halves.
-func queryHalves(ctx context.Context, log *slog.Logger, c *cluster.Cluster, d time.Duration) func() (first, second map[int64]cluster.QueryStat) {
-	read := func() map[int64]cluster.QueryStat {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		s, err := c.QueryStats(rctx)
-		if err != nil {
-			log.Warn("per-query statistics unavailable", slog.Any("error", err))
-		}
-		return s
-	}
-	start := read()
-	mid := make(chan map[int64]cluster.QueryStat, 1)
-	go func() {
-		t := time.NewTimer(d / 2)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			mid <- read()
-		case <-ctx.Done():
-			mid <- nil
-		}
-	}()
-	return func() (map[int64]cluster.QueryStat, map[int64]cluster.QueryStat) {
-		m := <-mid
-		end := read()
-		if start == nil || m == nil || end == nil {
-			return nil, nil
-		}
-		return cluster.Since(start, m), cluster.Since(m, end)
-	}
-}
 
 // queryTable lists the statements that took the most PostgreSQL time over
 // the run, each with its mean time per call in either half.

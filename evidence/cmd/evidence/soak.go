@@ -41,11 +41,11 @@ func soak(ctx context.Context, log *slog.Logger, o soakOptions, results string, 
 	stats, ledger := agent.NewStats(), agent.NewLedger()
 	lctx, cancel := context.WithTimeout(ctx, o.duration)
 	samples := sampler(lctx, c, 10*time.Second)
-	halves := queryHalves(lctx, log, c, o.duration)
+	readings := halves(lctx, log, c, ledger, o.duration)
 	started := time.Now()
 	lr := runLoad(lctx, log, c, o.agents, "soak", stats, ledger, 0)
 	cancel()
-	firstHalf, secondHalf := halves()
+	rStart, rMid, rEnd, halvesOK := readings()
 	ran := time.Since(started).Round(time.Second)
 	smp := samples()
 	log.Info("load finished; waiting for the store to settle", slog.Duration("ran", ran), slog.Int64("cycles", lr.cycles.Load()))
@@ -62,8 +62,9 @@ func soak(ctx context.Context, log *slog.Logger, o soakOptions, results string, 
 		nominatim: c.Nominatim.Requests.Load() + c.Nominatim.Refused.Load()}
 	r := soakResult(o, ran, stats, lr, smp, rep, settleErr)
 	r.Tables = append(r.Tables, demandTable(d, ran, smp, o.agents))
-	if firstHalf != nil {
-		r.Tables = append(r.Tables, queryTable(firstHalf, secondHalf, 12))
+	if halvesOK {
+		r.Tables = append(r.Tables, costTable(rStart, rMid, rEnd, smp),
+			queryTable(cluster.Since(rStart.queries, rMid.queries), cluster.Since(rMid.queries, rEnd.queries), 12))
 	}
 	if err := report.Write(results, r); err != nil {
 		return err
