@@ -158,7 +158,7 @@ func withAnalysis(s State, events []Event, reason AnalysisReason) []Event {
 	position := s.StreamVersion + int64(len(events)) + 1
 	id := uuid.NewSHA1(analysisNamespace, fmt.Appendf(nil, "%s/%d", s.ID, position)).String()
 	return append(events, &eventsv1.AnalysisRequested{AnalysisId: id, Stages: refs, Reason: analysisReasonPB[reason],
-		EstimatedWaypointIds: estimatedWaypoints(next.Stages, func(st Stage) bool { return !before[st.ContentHash] })})
+		EstimatedWaypointIds: rerouted(s, next)})
 }
 
 // applied folds events onto s (for Decide's own look-ahead).

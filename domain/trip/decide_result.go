@@ -184,7 +184,8 @@ func decideAnalyze(s State, c Analyze, today Date) ([]Event, error) {
 	if _, err := uuid.Parse(c.AnalysisID); err != nil {
 		return nil, invalid("analysisId", "must be a UUID")
 	}
-	ev := &eventsv1.AnalysisRequested{AnalysisId: c.AnalysisID, Reason: analysisReasonPB[AnalysisUserRequested]}
+	ev := &eventsv1.AnalysisRequested{AnalysisId: c.AnalysisID, Reason: analysisReasonPB[AnalysisUserRequested],
+		EstimatedWaypointIds: estimatedWaypoints(s)}
 	for _, st := range s.Stages {
 		ev.Stages = append(ev.Stages, &eventsv1.StageRef{Index: uint32(st.Index), ContentHash: st.ContentHash})
 	}

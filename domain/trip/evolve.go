@@ -98,7 +98,7 @@ func Evolve(s State, e Event) State {
 			s.Stages[i].Waypoints = append(s.Stages[i].Waypoints, Waypoint{
 				ID: ev.GetWaypointId(), Name: ev.GetName(), Category: ev.GetCategory(),
 				Location: pointFrom(ev.GetLocation()), DetourM: ev.GetDetourM(), DetourEstimated: ev.GetDetourEstimated(),
-				MeasuredOn: ev.GetStageContentHash(),
+				MeasuredOn: s.Stages[i].lineKey(),
 			})
 			settleDetours(&s.Stages[i])
 		}

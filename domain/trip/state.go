@@ -175,9 +175,10 @@ type Waypoint struct {
 	// DetourEstimated is true when DetourM is twice the straight-line
 	// distance from the route (an estimate, and said so).
 	DetourEstimated bool
-	// MeasuredOn is the content hash of the stage DetourM was measured on.
-	// When the waypoint's stage no longer has that content (an edit, a
-	// re-cut), DetourM is estimated again from the new line.
+	// MeasuredOn identifies the line DetourM was measured from (the
+	// stage's lineKey). When the waypoint's stage no longer has that line
+	// (an edit, a re-cut, a move to another stage), DetourM is estimated
+	// again from the new one; a new date or pace leaves it alone.
 	MeasuredOn string
 }
 

@@ -1,6 +1,9 @@
 package trip
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"slices"
 	"strings"
@@ -37,38 +40,80 @@ func (st Stage) NearestPoint(p route.Point) route.Point {
 	return nearestOnLine(p, st.line())
 }
 
-// settleDetours puts every waypoint of st whose detour was measured on other
-// content (the stage was edited or re-cut since) back on DOMAIN §4's
-// estimate from st's line: a detour routed from the old line no longer
-// measures the way there. The analysis requested with the change names them
-// (AnalysisRequested.estimated_waypoint_ids) and the detour worker routes
-// them again.
+// lineKey identifies the line a waypoint's detour is measured from: the
+// stage's geometry (or its blob, or its two ends), and nothing else — unlike
+// the content hash, which also covers the date and the pacing settings, on
+// which a detour does not depend.
+func (st Stage) lineKey() string {
+	h := sha256.New()
+	var buf [8]byte
+	for _, p := range st.line() {
+		binary.BigEndian.PutUint64(buf[:], uint64(int64(math.Round(p.Lat*1e6))))
+		h.Write(buf[:])
+		binary.BigEndian.PutUint64(buf[:], uint64(int64(math.Round(p.Lon*1e6))))
+		h.Write(buf[:])
+	}
+	h.Write([]byte(st.GeometryBlobHash))
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// settleDetours puts every waypoint of st whose detour was measured on
+// another line (the stage was edited or re-cut since, or the waypoint moved
+// to another stage) back on DOMAIN §4's estimate from st's line: a detour
+// routed from the old line no longer measures the way there. The analysis
+// requested with the change names them (rerouted), and the detour worker
+// routes them again.
 func settleDetours(st *Stage) {
-	cloned := false
+	if len(st.Waypoints) == 0 {
+		return
+	}
+	key, cloned := st.lineKey(), false
 	for i := range st.Waypoints {
-		if st.Waypoints[i].MeasuredOn == st.ContentHash {
+		if st.Waypoints[i].MeasuredOn == key {
 			continue
 		}
 		if !cloned {
 			st.Waypoints, cloned = slices.Clone(st.Waypoints), true
 		}
 		w := &st.Waypoints[i]
-		w.DetourM, w.DetourEstimated, w.MeasuredOn = roundM(detourEstimate(w.Location, st.line())), true, st.ContentHash
+		w.DetourM, w.DetourEstimated, w.MeasuredOn = roundM(detourEstimate(w.Location, st.line())), true, key
 	}
 }
 
 // MaxRerouteWaypoints bounds the waypoints one analysis request asks the
-// detour worker to route; any beyond keep their estimate.
+// detour worker to route; any beyond keep their estimate until an analysis
+// the rider asks for (analyze_trip) names them.
 const MaxRerouteWaypoints = 100
 
-// estimatedWaypoints are the ids of the waypoints with an estimated detour
-// on the given stages, at most MaxRerouteWaypoints.
-func estimatedWaypoints(stages []Stage, changed func(Stage) bool) []string {
-	var ids []string
-	for _, st := range stages {
-		if !changed(st) {
-			continue
+// rerouted are the ids of the waypoints a change put back on the estimate:
+// estimated in after, and routed in before or measured there on another
+// line. At most MaxRerouteWaypoints.
+func rerouted(before, after State) []string {
+	was := map[string]Waypoint{}
+	for _, st := range before.Stages {
+		for _, w := range st.Waypoints {
+			was[w.ID] = w
 		}
+	}
+	var ids []string
+	for _, st := range after.Stages {
+		for _, w := range st.Waypoints {
+			old, ok := was[w.ID]
+			if w.DetourEstimated && ok && (!old.DetourEstimated || old.MeasuredOn != w.MeasuredOn) && len(ids) < MaxRerouteWaypoints {
+				ids = append(ids, w.ID)
+			}
+		}
+	}
+	return ids
+}
+
+// estimatedWaypoints are the ids of every waypoint whose detour is an
+// estimate, at most MaxRerouteWaypoints: what an analysis the rider asks for
+// has routed (again), whatever left them estimated — an engine that was
+// down, a cap reached, or a trip whose history predates re-routing.
+func estimatedWaypoints(s State) []string {
+	var ids []string
+	for _, st := range s.Stages {
 		for _, w := range st.Waypoints {
 			if w.DetourEstimated && len(ids) < MaxRerouteWaypoints {
 				ids = append(ids, w.ID)
@@ -129,7 +174,7 @@ func applyWaypointDetourRouted(s State, ev *eventsv1.WaypointDetourRouted) State
 	}
 	for j := range s.Stages[i].Waypoints {
 		if w := &s.Stages[i].Waypoints[j]; w.ID == ev.GetWaypointId() {
-			w.DetourM, w.DetourEstimated, w.MeasuredOn = ev.GetDetourM(), false, ev.GetStageContentHash()
+			w.DetourM, w.DetourEstimated, w.MeasuredOn = ev.GetDetourM(), false, s.Stages[i].lineKey()
 		}
 	}
 	return s

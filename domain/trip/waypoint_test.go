@@ -1,6 +1,7 @@
 package trip
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -85,6 +86,31 @@ func TestWaypointDetour(t *testing.T) {
 				}
 			},
 		},
+		{
+			name:  "a new start date or departure hour leaves a routed detour alone: it depends on the line only",
+			given: done, when: UpdateSettings{Version: 1, Patch: SettingsPatch{StartDate: ptr(MustDate("2031-07-01")), DepartureHour: ptr(6)}},
+			thenTypes: []string{"TripSettingsUpdated", "AnalysisRequested"},
+			then: func(t *testing.T, evs []Event, before, after State) {
+				require.NotEqual(t, before.Stages[1].ContentHash, after.Stages[1].ContentHash, "the content (dates, pace) changed")
+				_, w, _ := after.WaypointByID(waypointID)
+				require.False(t, w.DetourEstimated)
+				require.Equal(t, 1234.57, w.DetourM)
+				for _, e := range evs {
+					if ar, ok := e.(*eventsv1.AnalysisRequested); ok {
+						require.Empty(t, ar.GetEstimatedWaypointIds())
+					}
+				}
+			},
+		},
+		{
+			name:      "an analysis the rider asks for names every waypoint still on its estimate",
+			given:     append(append([]Event(nil), added...), &eventsv1.AnalysisFailed{AnalysisId: s.Analyses[0].ID}),
+			when:      Analyze{Version: withWaypoint.Version, AnalysisID: analysisID},
+			thenTypes: []string{"AnalysisRequested"},
+			then: func(t *testing.T, evs []Event, _, _ State) {
+				require.Equal(t, []string{waypointID}, evs[0].(*eventsv1.AnalysisRequested).GetEstimatedWaypointIds())
+			},
+		},
 		{name: "a detour for a waypoint the trip does not have records nothing", given: added, when: RecordWaypointDetour{WaypointID: otherID, Stage: stage1, DetourM: 10, Engine: "osrm"}},
 		{name: "a detour already routed records nothing", given: done, when: RecordWaypointDetour{WaypointID: waypointID, Stage: stage1, DetourM: 999, Engine: "osrm"}},
 		{name: "a detour for a deleted trip is not found", given: deleted, when: routed, thenErr: ErrNotFound},
@@ -139,5 +165,45 @@ func TestAccommodationSearchProgress(t *testing.T) {
 				require.Empty(t, after.Stages[0].Offered)
 			},
 		},
+	})
+}
+
+func TestRerouted(t *testing.T) {
+	t.Parallel()
+	a := Stage{Start: route.Point{Lat: 60, Lon: 10}, End: route.Point{Lat: 60.1, Lon: 10}}
+	b := Stage{Start: route.Point{Lat: 60.1, Lon: 10}, End: route.Point{Lat: 60.2, Lon: 10}}
+	routedOn := func(st Stage, id string) Waypoint {
+		return Waypoint{ID: id, Location: route.Point{Lat: 60.1, Lon: 10.01}, DetourM: 1200, MeasuredOn: st.lineKey()}
+	}
+
+	t.Run("a waypoint that moved onto a stage whose content did not change is named", func(t *testing.T) {
+		t.Parallel()
+		before := State{Stages: []Stage{a, b}}
+		before.Stages[1].Waypoints = []Waypoint{routedOn(b, "w")}
+		after := State{Stages: []Stage{a, b}}
+		after.Stages[0].Waypoints = []Waypoint{routedOn(b, "w")} // moved by a re-cut; b's line key is not a's
+		settleDetours(&after.Stages[0])
+		require.True(t, after.Stages[0].Waypoints[0].DetourEstimated)
+		require.Equal(t, []string{"w"}, rerouted(before, after))
+	})
+
+	t.Run("a waypoint whose line did not change is not named, and at most MaxRerouteWaypoints are", func(t *testing.T) {
+		t.Parallel()
+		before := State{Stages: []Stage{a}}
+		after := State{Stages: []Stage{a}}
+		for i := range MaxRerouteWaypoints + 50 {
+			w := routedOn(b, fmt.Sprintf("w%d", i))
+			before.Stages[0].Waypoints = append(before.Stages[0].Waypoints, w)
+			after.Stages[0].Waypoints = append(after.Stages[0].Waypoints, w)
+		}
+		kept := routedOn(a, "kept")
+		before.Stages[0].Waypoints = append(before.Stages[0].Waypoints, kept)
+		after.Stages[0].Waypoints = append(after.Stages[0].Waypoints, kept)
+		settleDetours(&after.Stages[0])
+		ids := rerouted(before, after)
+		require.Len(t, ids, MaxRerouteWaypoints)
+		require.NotContains(t, ids, "kept", "measured on this very line: still routed")
+		_, w, _ := after.WaypointByID("kept")
+		require.False(t, w.DetourEstimated)
 	})
 }

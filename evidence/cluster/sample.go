@@ -23,8 +23,8 @@ type Sample struct {
 	// not a Go service of ours).
 	Goroutines int64
 	// CPUSeconds is the user+system CPU time so far of the process and of
-	// its children alive now (CPUOfTree), so PostgreSQL's figure includes
-	// its backends (pooled: they live as long as the run).
+	// its children, alive or reaped (CPUOfTree), so PostgreSQL's figure
+	// includes its backends.
 	CPUSeconds float64
 }
 
@@ -104,10 +104,12 @@ func cpuSeconds(pid int) float64 {
 	return (u + st) / clockTicks
 }
 
-// CPUOfTree is the CPU seconds of pid and all its descendants that are
-// alive now (PostgreSQL's backends are children of the postmaster).
+// CPUOfTree is the CPU seconds of pid, of its direct children alive now
+// (PostgreSQL's backends are children of the postmaster), and of the
+// children it has reaped (cutime + cstime: a backend or autovacuum worker
+// that exited keeps counting).
 func CPUOfTree(pid int) float64 {
-	total := cpuSeconds(pid)
+	total := cpuSeconds(pid) + reapedChildrenSeconds(pid)
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		child, err := strconv.Atoi(e.Name())
@@ -119,6 +121,23 @@ func CPUOfTree(pid int) float64 {
 		}
 	}
 	return total
+}
+
+// reapedChildrenSeconds is cutime + cstime of pid: the CPU of the children
+// it has waited for.
+func reapedChildrenSeconds(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
+	f := strings.Fields(rest)
+	if len(f) < 15 {
+		return 0
+	}
+	cu, _ := strconv.ParseFloat(f[13], 64)
+	cs, _ := strconv.ParseFloat(f[14], 64)
+	return (cu + cs) / clockTicks
 }
 
 func ppid(pid int) int {

@@ -34,7 +34,12 @@ func queryTable(first, second map[int64]cluster.QueryStat, top int) report.Table
 		tot2 += s.TotalMs
 		calls2 += s.Calls
 	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].total > rows[j].total })
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].total != rows[j].total {
+			return rows[i].total > rows[j].total
+		}
+		return rows[i].id < rows[j].id // the same order every run
+	})
 	mean := func(s cluster.QueryStat) float64 {
 		if s.Calls == 0 {
 			return 0
@@ -50,8 +55,8 @@ func queryTable(first, second map[int64]cluster.QueryStat, top int) report.Table
 		if q == "" {
 			q = b.Query
 		}
-		if len(q) > 110 {
-			q = q[:110] + "…"
+		if r := []rune(q); len(r) > 110 {
+			q = string(r[:110]) + "…"
 		}
 		growth := "—"
 		if mean(a) > 0 && mean(b) > 0 {
@@ -59,7 +64,11 @@ func queryTable(first, second map[int64]cluster.QueryStat, top int) report.Table
 		}
 		t.Rows = append(t.Rows, []string{"`" + q + "`", fmt.Sprint(a.Calls), fmt.Sprintf("%.3f", mean(a)), fmt.Sprint(b.Calls), fmt.Sprintf("%.3f", mean(b)), growth})
 	}
-	t.Rows = append(t.Rows, []string{"all statements", fmt.Sprint(calls1), fmt.Sprintf("%.3f", tot1/float64(max(calls1, 1))),
-		fmt.Sprint(calls2), fmt.Sprintf("%.3f", tot2/float64(max(calls2, 1))), fmt.Sprintf("%.2f", (tot2/float64(max(calls2, 1)))/(tot1/float64(max(calls1, 1))))})
+	m1, m2 := tot1/float64(max(calls1, 1)), tot2/float64(max(calls2, 1))
+	all := "—"
+	if m1 > 0 && m2 > 0 {
+		all = fmt.Sprintf("%.2f", m2/m1)
+	}
+	t.Rows = append(t.Rows, []string{"all statements", fmt.Sprint(calls1), fmt.Sprintf("%.3f", m1), fmt.Sprint(calls2), fmt.Sprintf("%.3f", m2), all})
 	return t
 }

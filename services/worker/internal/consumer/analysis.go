@@ -185,15 +185,6 @@ type offlineResult struct {
 	reasons map[string]string
 }
 
-// unavailableReason is the one place a provider's error becomes the reason
-// recorded with its families.
-func unavailableReason(err error) string {
-	if ue, ok := errors.AsType[*ProviderUnavailableError](err); ok && ue.Reason != "" {
-		return ue.Reason
-	}
-	return "the data provider failed"
-}
-
 // offline runs alert.Evaluate over every current stage (the rules look at
 // neighbours: continuity, rest-day rhythm). When no time zone can be found
 // for a dated stage, the date rules are reported unavailable and the rest

@@ -56,3 +56,25 @@ type ImportFailure interface {
 // isDuplicate reports a refused derived event id: the step was recorded by
 // an earlier delivery.
 func isDuplicate(err error) bool { return errors.Is(err, eventstore.ErrDuplicateEvent) }
+
+// ProviderUnavailableError is a provider saying why it could not evaluate
+// its families ("overpass: circuit breaker open", "the trip has no dates to
+// forecast"): the reason is recorded with each of them, for the rider and
+// the agent to read. Any other error records a generic reason, since its
+// text may carry a third party's words.
+type ProviderUnavailableError struct {
+	// Reason is Roadbook's own words, short and stable.
+	Reason string
+}
+
+// Error implements error.
+func (e *ProviderUnavailableError) Error() string { return "provider unavailable: " + e.Reason }
+
+// unavailableReason is the one place a provider's error becomes the reason
+// recorded with its families.
+func unavailableReason(err error) string {
+	if ue, ok := errors.AsType[*ProviderUnavailableError](err); ok && ue.Reason != "" {
+		return ue.Reason
+	}
+	return "the data provider failed"
+}

@@ -67,19 +67,6 @@ type Provider interface {
 	Analyze(ctx context.Context, t trip.State, stages []trip.Stage) (ProviderResult, error)
 }
 
-// ProviderUnavailableError is a provider saying why it could not evaluate
-// its families ("overpass: circuit breaker open", "the trip has no dates to
-// forecast"): the reason is recorded with each of them, for the rider and
-// the agent to read. Any other error records a generic reason, since its
-// text may carry a third party's words.
-type ProviderUnavailableError struct {
-	// Reason is Roadbook's own words, short and stable.
-	Reason string
-}
-
-// Error implements error.
-func (e *ProviderUnavailableError) Error() string { return "provider unavailable: " + e.Reason }
-
 // ProviderResult is what a provider found.
 type ProviderResult struct {
 	// StageAlerts are keyed by stage content hash.

@@ -31,11 +31,19 @@ const (
 	KindDetour Kind = "detour"
 )
 
-// Awaited reports whether the trip records a terminal event for a job of
-// kind k (imported, computed, analysed, found), so a job that never got one
-// is stuck and the reconciler can send it again. A detour is not: its
-// estimate stands until a routed one replaces it.
-func Awaited(k Kind) bool { return k.Valid() && k != KindDetour }
+// Awaited reports whether the reconciler watches jobs of kind k: the trip
+// records when their computation is requested and when it ends (import,
+// stages, analysis), so one that never ended is stuck and is sent again.
+// An accommodations search and a detour are not watched: the first is asked
+// for again by the rider, and a detour's estimate stands until a routed one
+// replaces it.
+func Awaited(k Kind) bool {
+	switch k {
+	case KindImport, KindStages, KindAnalysis:
+		return true
+	}
+	return false
+}
 
 // Kinds lists every kind, in pipeline order.
 func Kinds() []Kind {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/roadbook/roadbook/domain/alert"
@@ -17,17 +16,16 @@ const (
 	// barrier=border_control node this close to the route.
 	BorderRadiusM = 200.0
 	// FerryRadiusM: ferry_crossing (warning: check the timetable) for a
-	// route=ferry way the route rides: FerryRideShare of the line within
-	// this distance of the route.
+	// route=ferry way the route rides: both ends of the line within this
+	// distance of the route (a whole crossing), or the route within it
+	// along FerryAlongM of the line in one stretch (part of a long line, or
+	// a crossing cut by the stage's start or end).
 	FerryRadiusM = 100.0
-	// FerryRideShare is the share of a ferry line's length that must lie
-	// within FerryRadiusM of the route for the route to ride it. A route
-	// that rides a ferry follows its line across the water (planners route
-	// over the way itself); one that passes a terminal meets only the
-	// line's first FerryRadiusM, whatever the crossing's length.
-	FerryRideShare = 0.5
-	// rideSampleM spaces the points of a line that rideShare is measured on.
-	rideSampleM = 25.0
+	// FerryAlongM is how far the route must follow a ferry line when it
+	// does not meet both ends. Passing a terminal keeps the route that
+	// close for at most 2 × FerryRadiusM (the approach to the slip and the
+	// way on), whatever the crossing's length.
+	FerryAlongM = 300.0
 	// FordRadiusM: ford_crossing (warning: may be impassable after rain)
 	// for a ford=yes node or way this close to the route.
 	FordRadiusM = 50.0
@@ -59,7 +57,7 @@ func crossingAlerts(index int, t track, feats []Feature) []alert.Alert {
 	for _, r := range []proximityRule{
 		{code: alert.CodeBorderCrossing, severity: alert.SeverityNudge, radius: BorderRadiusM, keep: isBorder,
 			message: "Border control %.1f km into this stage: carry an ID."},
-		{code: alert.CodeFerryCrossing, severity: alert.SeverityWarning, radius: FerryRadiusM, keep: isFerry, rideShare: FerryRideShare,
+		{code: alert.CodeFerryCrossing, severity: alert.SeverityWarning, radius: FerryRadiusM, keep: isFerry, rides: true,
 			message: "Ferry %.1f km into this stage: the ride needs it, check the timetable."},
 		{code: alert.CodeFordCrossing, severity: alert.SeverityWarning, radius: FordRadiusM, keep: isFord,
 			message: "Ford %.1f km into this stage: it may be impassable after rain."},
@@ -83,8 +81,7 @@ func crossingAlerts(index int, t track, feats []Feature) []alert.Alert {
 }
 
 // crossingsOf finds the features r keeps within r.radius of the track (for
-// r.rideShare, ways the route rides), merged along the route and in route
-// order.
+// r.rides, ways the route rides), merged along the route and in route order.
 func crossingsOf(t track, feats []Feature, r proximityRule) []crossing {
 	radius := r.radius
 	var cs []crossing
@@ -93,7 +90,7 @@ func crossingsOf(t track, feats []Feature, r proximityRule) []crossing {
 			continue
 		}
 		_, at, ok := t.nearest(f.Line, radius)
-		if !ok || (r.rideShare > 0 && f.Type == "way" && !rides(t, f.Line, radius, r.rideShare)) {
+		if !ok || (r.rides && f.Type == "way" && !rides(t, f.Line, radius)) {
 			continue
 		}
 		c := crossing{from: at, to: at}
@@ -130,26 +127,19 @@ func crossingsOf(t track, feats []Feature, r proximityRule) []crossing {
 	return out
 }
 
-// rides reports whether at least share of line's length lies within r of
-// the track, measured on points of the line every rideSampleM.
-func rides(t track, line []route.Point, r, share float64) bool {
-	near, all := 0, 0
-	sample := func(p route.Point) {
-		all++
-		if _, _, ok := t.nearest([]route.Point{p}, r); ok {
-			near++
-		}
+// rides reports whether the track rides line: both of its ends within r of
+// the track, or the track within r of it along FerryAlongM in one stretch.
+func rides(t track, line []route.Point, r float64) bool {
+	if len(line) == 0 {
+		return false
 	}
-	for i := 1; i < len(line); i++ {
-		a, b := line[i-1], line[i]
-		n := max(1, int(math.Ceil(route.Haversine(a, b)/rideSampleM)))
-		for k := range n {
-			f := float64(k) / float64(n)
-			sample(route.Point{Lat: a.Lat + f*(b.Lat-a.Lat), Lon: a.Lon + f*(b.Lon-a.Lon)})
-		}
+	_, _, first := t.nearest(line[:1], r)
+	_, _, last := t.nearest(line[len(line)-1:], r)
+	if first && last && len(line) > 1 {
+		return true
 	}
-	if len(line) > 0 {
-		sample(line[len(line)-1])
-	}
-	return float64(near) >= share*float64(all)
+	marks := make([]bool, len(t.pts))
+	t.cover(line, r, marks)
+	_, longest := t.runs(marks)
+	return longest.to-longest.from >= FerryAlongM
 }

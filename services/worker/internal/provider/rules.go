@@ -74,8 +74,8 @@ type proximityRule struct {
 	radius   float64
 	keep     func(tags map[string]string) bool
 	message  string
-	// rideShare, when set, asks more of a way than being near: at least
-	// this share of its length must lie within radius of the route (a ferry
-	// line the route rides, not one whose terminal it passes).
-	rideShare float64
+	// rides, when set, asks more of a way than being near: the route must
+	// ride it (a ferry line the route takes, not one whose terminal it
+	// passes; see rides).
+	rides bool
 }

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -49,7 +48,7 @@ type Reconciler struct {
 	cfg     Config
 	loaded  bool
 	cursor  eventstore.Cursor
-	watched map[uuid.UUID]*item
+	watched map[string]*item // by job.MsgID: one per request and kind
 	seq     int64
 }
 
@@ -81,7 +80,7 @@ func New(cfg Config) (*Reconciler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Reconciler{cfg: cfg, watched: map[uuid.UUID]*item{}}, nil
+	return &Reconciler{cfg: cfg, watched: map[string]*item{}}, nil
 }
 
 // Run passes every Interval until ctx ends.
@@ -124,7 +123,7 @@ func (r *Reconciler) Pass(ctx context.Context) (int, error) {
 					continue // no terminal event to wait for: nothing can be stuck
 				}
 				r.seq++
-				r.watched[ev.ID] = &item{job: j, at: ev.RecordedAt, before: r.cursor, seq: r.seq}
+				r.watched[job.MsgID(j.Kind, ev.ID)] = &item{job: j, at: ev.RecordedAt, before: r.cursor, seq: r.seq}
 			}
 		}
 		r.cursor = next

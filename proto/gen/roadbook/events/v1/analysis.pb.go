@@ -1112,7 +1112,7 @@ const file_roadbook_events_v1_analysis_proto_rawDesc = "" +
 	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x06family\x12X\n" +
 	"\favailability\x18\x02 \x01(\x0e2(.roadbook.events.v1.ProviderAvailabilityB\n" +
 	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\favailability\x12 \n" +
-	"\x06reason\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x06reason\"Z\n" +
+	"\x06reason\x18\x03 \x01(\tB\b\xbaH\x05r\x03(\xc8\x01R\x06reason\"Z\n" +
 	"\bStageRef\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x128\n" +
 	"\fcontent_hash\x18\x02 \x01(\tB\x15\xbaH\x12r\x102\x0e^[0-9a-f]{64}$R\vcontentHash\"\xc2\x01\n" +
