@@ -356,6 +356,12 @@ func (s State) StagesKey() StagesKey {
 	return k
 }
 
+// Clone is a copy of s that shares nothing Evolve would change: what a
+// cache of folded states hands out, so a caller that edits its copy cannot
+// change the cached one. (Stage geometry, never changed in place, is
+// shared.)
+func (s State) Clone() State { return s.clone() }
+
 // clone deep-copies what Evolve may change, so no two states share a slice.
 func (s State) clone() State {
 	s.Settings = s.Settings.clone()

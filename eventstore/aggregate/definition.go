@@ -21,6 +21,10 @@ type Definition[S any] struct {
 	// Snapshots, when set, stores folded state every so many events so loads
 	// of long streams read a snapshot and a short tail.
 	Snapshots *SnapshotCodec[S]
+	// Cache, when set, keeps this process's recently folded states, so a
+	// load folds only what was appended since (StateCache). One cache per
+	// definition value: share the Definition, not copies with new caches.
+	Cache *StateCache[S]
 }
 
 // SnapshotCodec turns state into bytes and back. SchemaVersion tags every

@@ -112,6 +112,9 @@ func Execute[S any](ctx context.Context, store eventstore.Store, def Definition[
 		}
 		after.StreamVersion, after.Exists = res.Version, true
 		maybeSnapshot(ctx, store, def, id, loaded.StreamVersion, after)
+		if def.Cache != nil && loaded.Exists {
+			def.Cache.put(loaded.Info, after.StreamVersion, after.State)
+		}
 		return Result[S]{Loaded: after, Events: events, Append: res}, nil
 	}
 	return Result[S]{}, ErrTooManyConflicts

@@ -24,8 +24,9 @@ type Loaded[S any] struct {
 // in one slice of driver rows.
 const readChunk = 1000
 
-// Load folds a stream: the newest snapshot of the definition's schema
-// version, when there is one, then every event after it. A stream that does
+// Load folds a stream: the state the definition's cache holds for it, or else
+// the newest snapshot of the definition's schema version, when there is one,
+// then every event after it. A stream that does
 // not exist loads as Initial with Exists false; a deleted one is
 // eventstore.ErrStreamDeleted.
 func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S], id eventstore.StreamID) (Loaded[S], error) {
@@ -37,11 +38,20 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 	case errors.Is(err, eventstore.ErrNotFound):
 		return Loaded[S]{State: def.Initial(eventstore.StreamInfo{ID: id}), Info: eventstore.StreamInfo{ID: id}}, nil
 	case err != nil:
+		if def.Cache != nil && errors.Is(err, eventstore.ErrStreamDeleted) {
+			def.Cache.forget(id)
+		}
 		return Loaded[S]{}, err
 	}
 
 	l := Loaded[S]{State: def.Initial(info), Exists: true, Info: info}
-	if c := def.Snapshots; c != nil {
+	cached := false
+	if c := def.Cache; c != nil {
+		if st, v, ok := c.get(info); ok {
+			l.State, l.StreamVersion, cached = st, v, true
+		}
+	}
+	if c := def.Snapshots; c != nil && !cached {
 		snap, err := store.LoadSnapshot(ctx, id, c.SchemaVersion)
 		switch {
 		case err == nil:
@@ -68,6 +78,9 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 			l.StreamVersion = e.Version
 		}
 		if len(events) < readChunk {
+			if def.Cache != nil {
+				def.Cache.put(info, l.StreamVersion, l.State)
+			}
 			return l, nil
 		}
 	}

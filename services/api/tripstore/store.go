@@ -16,6 +16,10 @@ import (
 type Store struct {
 	events eventstore.Store
 	now    func() time.Time
+	// def is Definition with this Store's own state cache: caches are
+	// per store, so two stores in one process (tests, one per schema)
+	// never share a trip's state.
+	def aggregate.Definition[trip.State]
 }
 
 // New returns a Store over events. now is the injectable clock that decides
@@ -24,8 +28,18 @@ func New(events eventstore.Store, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{events: events, now: now}
+	def := Definition
+	// Cannot fail: the size is positive and the clone is set.
+	def.Cache, _ = aggregate.NewStateCache(StateCacheSize, trip.State.Clone)
+	return &Store{events: events, now: now, def: def}
 }
+
+// StateCacheSize is how many trips' folded states one Store keeps
+// (aggregate.StateCache): a worker job reloads its trip for every step it
+// records, and the API for every write. A 30-stage trip's state holds its
+// stages' geometry, tens of kilobytes to a few megabytes for the longest
+// routes, so a few hundred bound the memory.
+const StateCacheSize = 256
 
 // Events is the underlying event store (for feeds, blobs and lists).
 func (s *Store) Events() eventstore.Store { return s.events }
@@ -52,7 +66,7 @@ type Loaded = aggregate.Loaded[trip.State]
 // Load folds a trip. A trip that does not exist, was deleted or belongs to
 // someone else is trip.ErrNotFound — the same error, so ids are no oracle.
 func (s *Store) Load(ctx context.Context, actor Actor, tripID uuid.UUID) (Loaded, error) {
-	l, err := aggregate.Load(ctx, s.events, Definition, StreamID(tripID))
+	l, err := aggregate.Load(ctx, s.events, s.def, StreamID(tripID))
 	if err != nil {
 		return Loaded{}, translate(err)
 	}
@@ -126,7 +140,7 @@ func (s *Store) Execute(ctx context.Context, actor Actor, tripID uuid.UUID, cmd 
 		}
 		return events, nil
 	}
-	res, err := aggregate.Execute(ctx, s.events, Definition, StreamID(tripID), decide, aggregate.Options{
+	res, err := aggregate.Execute(ctx, s.events, s.def, StreamID(tripID), decide, aggregate.Options{
 		Owner:       owner,
 		Metadata:    withTrace(ctx, opts.Metadata),
 		EventID:     opts.EventID,

@@ -1,0 +1,107 @@
+package aggregate
+
+import (
+	"container/list"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/roadbook/roadbook/eventstore"
+)
+
+// StateCache keeps the states this process folded last, per stream, so the
+// next Load of a stream folds only the events appended since. A worker job
+// loads its trip once per step it records, and every load used to decode the
+// whole stream again (route geometry included): half of the worker's CPU in
+// the 10-minute soak. The store stays the truth: every Load still reads the
+// stream's head row, so a deletion is seen, and folds whatever the cached
+// version lacks, so writes by other replicas are seen as before.
+//
+// States are handed out through Clone, so a caller that changes the state it
+// loaded cannot change what the next Load starts from.
+type StateCache[S any] struct {
+	clone func(S) S
+	max   int
+
+	mu      sync.Mutex
+	order   *list.List // front: most recently used
+	entries map[eventstore.StreamID]*list.Element
+}
+
+// cachedState is one stream's folded state at a stream version. created
+// identifies the stream's incarnation (its head row's creation time).
+type cachedState[S any] struct {
+	id      eventstore.StreamID
+	created time.Time
+	version int64
+	state   S
+}
+
+// NewStateCache keeps up to max streams' states; clone copies a state deeply
+// enough that changing the copy leaves the original untouched.
+func NewStateCache[S any](max int, clone func(S) S) (*StateCache[S], error) {
+	if max < 1 || clone == nil {
+		return nil, errors.New("aggregate: a state cache needs max ≥ 1 and a clone function")
+	}
+	return &StateCache[S]{clone: clone, max: max, order: list.New(), entries: map[eventstore.StreamID]*list.Element{}}, nil
+}
+
+// Len is the number of streams cached.
+func (c *StateCache[S]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
+}
+
+// get returns a copy of the cached state of the stream info describes and
+// its version, when one is cached for this incarnation and not ahead of the
+// head (a head behind the cache means the cache is wrong: it is dropped).
+func (c *StateCache[S]) get(info eventstore.StreamInfo) (S, int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var zero S
+	el, ok := c.entries[info.ID]
+	if !ok {
+		return zero, 0, false
+	}
+	e := el.Value.(*cachedState[S])
+	if !e.created.Equal(info.CreatedAt) || e.version > info.Version {
+		c.order.Remove(el)
+		delete(c.entries, info.ID)
+		return zero, 0, false
+	}
+	c.order.MoveToFront(el)
+	return c.clone(e.state), e.version, true
+}
+
+// put remembers a copy of state at version, unless a newer one is cached.
+func (c *StateCache[S]) put(info eventstore.StreamInfo, version int64, state S) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[info.ID]; ok {
+		e := el.Value.(*cachedState[S])
+		if e.created.Equal(info.CreatedAt) && e.version >= version {
+			c.order.MoveToFront(el)
+			return
+		}
+		e.created, e.version, e.state = info.CreatedAt, version, c.clone(state)
+		c.order.MoveToFront(el)
+		return
+	}
+	c.entries[info.ID] = c.order.PushFront(&cachedState[S]{id: info.ID, created: info.CreatedAt, version: version, state: c.clone(state)})
+	for c.order.Len() > c.max {
+		last := c.order.Back()
+		c.order.Remove(last)
+		delete(c.entries, last.Value.(*cachedState[S]).id)
+	}
+}
+
+// forget drops a stream (deleted).
+func (c *StateCache[S]) forget(id eventstore.StreamID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[id]; ok {
+		c.order.Remove(el)
+		delete(c.entries, id)
+	}
+}
