@@ -32,7 +32,9 @@ func tallyDef(t *testing.T, max int) aggregate.Definition[tally] {
 }
 
 func appendOne(n int64) aggregate.Decision[tally] {
-	return func(aggregate.Loaded[tally]) ([]proto.Message, error) { return []proto.Message{wrapperspb.Int64(n)}, nil }
+	return func(aggregate.Loaded[tally]) ([]proto.Message, error) {
+		return []proto.Message{wrapperspb.Int64(n)}, nil
+	}
 }
 
 // readCounter records the `after` of every ReadStream: where a load started
