@@ -76,14 +76,7 @@ func TestWaypointDetour(t *testing.T) {
 			given: done, when: UpdateStage{Version: 1, Index: 2, DistanceM: ptr(5000.0), Route: testRoute()},
 			thenTypes: []string{"StageUpdated", "AnalysisRequested"},
 			then: func(t *testing.T, evs []Event, before, after State) {
-				_, w, _ := after.WaypointByID(waypointID)
-				require.False(t, w.DetourEstimated)
-				require.Equal(t, 1234.57, w.DetourM)
-				for _, e := range evs {
-					if ar, ok := e.(*eventsv1.AnalysisRequested); ok {
-						require.Empty(t, ar.GetEstimatedWaypointIds())
-					}
-				}
+				stillRouted(t, evs, after)
 			},
 		},
 		{
@@ -92,14 +85,7 @@ func TestWaypointDetour(t *testing.T) {
 			thenTypes: []string{"TripSettingsUpdated", "AnalysisRequested"},
 			then: func(t *testing.T, evs []Event, before, after State) {
 				require.NotEqual(t, before.Stages[1].ContentHash, after.Stages[1].ContentHash, "the content (dates, pace) changed")
-				_, w, _ := after.WaypointByID(waypointID)
-				require.False(t, w.DetourEstimated)
-				require.Equal(t, 1234.57, w.DetourM)
-				for _, e := range evs {
-					if ar, ok := e.(*eventsv1.AnalysisRequested); ok {
-						require.Empty(t, ar.GetEstimatedWaypointIds())
-					}
-				}
+				stillRouted(t, evs, after)
 			},
 		},
 		{
@@ -166,6 +152,20 @@ func TestAccommodationSearchProgress(t *testing.T) {
 			},
 		},
 	})
+}
+
+// stillRouted checks that the waypoint kept its routed detour and that no
+// analysis the change requested asks for routing.
+func stillRouted(t *testing.T, evs []Event, after State) {
+	t.Helper()
+	_, w, _ := after.WaypointByID(waypointID)
+	require.False(t, w.DetourEstimated)
+	require.Equal(t, 1234.57, w.DetourM)
+	for _, e := range evs {
+		if ar, ok := e.(*eventsv1.AnalysisRequested); ok {
+			require.Empty(t, ar.GetEstimatedWaypointIds())
+		}
+	}
 }
 
 func TestRerouted(t *testing.T) {

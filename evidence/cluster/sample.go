@@ -88,21 +88,32 @@ func goroutines(ctx context.Context, url string) int64 {
 // clockTicks is USER_HZ, 100 on every Linux this runs on.
 const clockTicks = 100
 
-func cpuSeconds(pid int) float64 {
+// statFields are the fields of /proc/<pid>/stat after the command name
+// (which may hold spaces): state is [0], ppid [1], utime [11], stime [12],
+// cutime [13], cstime [14]. Nil when the process is gone.
+func statFields(pid int) []string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0
+		return nil
 	}
-	// Fields after the command name (which may hold spaces) start after ')'.
-	rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
-	f := strings.Fields(rest)
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (u + st) / clockTicks
+	return strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
 }
+
+// statSeconds adds the clock-tick fields at the given indexes of statFields.
+func statSeconds(pid int, idx ...int) float64 {
+	f := statFields(pid)
+	var total float64
+	for _, i := range idx {
+		if i >= len(f) {
+			return 0
+		}
+		v, _ := strconv.ParseFloat(f[i], 64)
+		total += v
+	}
+	return total / clockTicks
+}
+
+func cpuSeconds(pid int) float64 { return statSeconds(pid, 11, 12) }
 
 // CPUOfTree is the CPU seconds of pid, of its direct children alive now
 // (PostgreSQL's backends are children of the postmaster), and of the
@@ -125,28 +136,10 @@ func CPUOfTree(pid int) float64 {
 
 // reapedChildrenSeconds is cutime + cstime of pid: the CPU of the children
 // it has waited for.
-func reapedChildrenSeconds(pid int) float64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
-	f := strings.Fields(rest)
-	if len(f) < 15 {
-		return 0
-	}
-	cu, _ := strconv.ParseFloat(f[13], 64)
-	cs, _ := strconv.ParseFloat(f[14], 64)
-	return (cu + cs) / clockTicks
-}
+func reapedChildrenSeconds(pid int) float64 { return statSeconds(pid, 13, 14) }
 
 func ppid(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
-	f := strings.Fields(rest)
+	f := statFields(pid)
 	if len(f) < 2 {
 		return 0
 	}
