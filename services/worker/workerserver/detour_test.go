@@ -120,16 +120,24 @@ func addWaypoint(t *testing.T, e *env, owner string, id uuid.UUID) (string, trip
 	return wid, res.State
 }
 
+// startRouted starts a worker whose routing engine is a fake OSRM answering
+// distance (negative: NoRoute), with a registry to read its job counts.
+func startRouted(t *testing.T, distance float64) (*osrmServer, *env, *prometheus.Registry) {
+	t.Helper()
+	osrm := newOSRMServer(t, distance)
+	reg := prometheus.NewRegistry()
+	e := start(t, func(c *workerserver.Config) {
+		c.OSRMURL, c.UserAgent, c.ProviderInterval, c.Registry = osrm.URL, testUA, 5*time.Millisecond, reg
+	})
+	return osrm, e, reg
+}
+
 func TestDetours(t *testing.T) {
 	t.Parallel()
 
 	t.Run("with a routing engine the waypoint's estimate is replaced by the routed detour", func(t *testing.T) {
 		t.Parallel()
-		osrm := newOSRMServer(t, 1234.5)
-		reg := prometheus.NewRegistry()
-		e := start(t, func(c *workerserver.Config) {
-			c.OSRMURL, c.UserAgent, c.ProviderInterval, c.Registry = osrm.URL, testUA, 5*time.Millisecond, reg
-		})
+		osrm, e, reg := startRouted(t, 1234.5)
 		id := createLine(t, e, "rider-d", trip.SettingsPatch{})
 		wid, added := addWaypoint(t, e, "rider-d", id)
 
@@ -155,11 +163,7 @@ func TestDetours(t *testing.T) {
 
 	t.Run("an edit of their stage puts its waypoints back on the estimate and one job routes them again", func(t *testing.T) {
 		t.Parallel()
-		osrm := newOSRMServer(t, 1234.5)
-		reg := prometheus.NewRegistry()
-		e := start(t, func(c *workerserver.Config) {
-			c.OSRMURL, c.UserAgent, c.ProviderInterval, c.Registry = osrm.URL, testUA, 5*time.Millisecond, reg
-		})
+		_, e, reg := startRouted(t, 1234.5)
 		id := createLine(t, e, "rider-x", trip.SettingsPatch{})
 		w1, _ := addWaypoint(t, e, "rider-x", id)
 		w2, _ := addWaypoint(t, e, "rider-x", id)
@@ -199,11 +203,7 @@ func TestDetours(t *testing.T) {
 
 	t.Run("when the routing engine finds no route the estimate stays", func(t *testing.T) {
 		t.Parallel()
-		osrm := newOSRMServer(t, -1)
-		reg := prometheus.NewRegistry()
-		e := start(t, func(c *workerserver.Config) {
-			c.OSRMURL, c.UserAgent, c.ProviderInterval, c.Registry = osrm.URL, testUA, 5*time.Millisecond, reg
-		})
+		osrm, e, reg := startRouted(t, -1)
 		id := createLine(t, e, "rider-r", trip.SettingsPatch{})
 		wid, added := addWaypoint(t, e, "rider-r", id)
 

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -107,15 +108,7 @@ func crossingsOf(t track, feats []Feature, r proximityRule) []crossing {
 		}
 		cs = append(cs, c)
 	}
-	slices.SortFunc(cs, func(a, b crossing) int {
-		switch {
-		case a.from < b.from:
-			return -1
-		case a.from > b.from:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(cs, func(a, b crossing) int { return cmp.Compare(a.from, b.from) })
 	var out []crossing
 	for _, c := range cs {
 		if n := len(out); n > 0 && c.from-out[n-1].to <= crossingMergeM {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,15 +78,7 @@ func cultureAlert(index int, t track, feats []Feature) []alert.Alert {
 			pois = append(pois, poi{name: poiName(f.Tags["name"]), at: at, loc: loc})
 		}
 	}
-	slices.SortStableFunc(pois, func(a, b poi) int {
-		switch {
-		case a.at < b.at:
-			return -1
-		case a.at > b.at:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(pois, func(a, b poi) int { return cmp.Compare(a.at, b.at) })
 	seen := map[string]bool{}
 	pois = slices.DeleteFunc(pois, func(p poi) bool {
 		key := strings.ToLower(p.name)
