@@ -62,6 +62,7 @@ check-generated: tools
 test: check-generated lint
 	scripts/ensure-postgres.sh
 	scripts/ensure-chromium.sh
+	scripts/ensure-xmllint.sh
 	scripts/build-web-client.sh
 	failed=""; \
 	for dir in $(MODULES); do \

@@ -46,8 +46,11 @@ type FITOptions struct {
 }
 
 // WriteTripFIT writes the whole trip as one FIT course (file type 6) named
-// after the trip: all stages joined without repeating their cut points, and
-// every stage's POIs as course points.
+// after the trip: all riding days joined without repeating their cut points,
+// one lap per riding day, and every day's marks as course points of FIT's
+// own types — segment_end at each day's end, water, food (cafés), store
+// (food shops), campsite or shelter where to sleep, summit, first_aid… (see
+// coursePointType).
 func WriteTripFIT(w io.Writer, t Trip, opts FITOptions) error {
 	if err := t.validate(); err != nil {
 		return err
@@ -56,7 +59,7 @@ func WriteTripFIT(w io.Writer, t Trip, opts FITOptions) error {
 }
 
 // WriteStageFIT writes the stage at position i (0-based) as its own FIT
-// course, named by its label or "Stage N".
+// course with one lap, named "D3 Otta" (the day and where it ends).
 func WriteStageFIT(w io.Writer, t Trip, i int, opts FITOptions) error {
 	if err := t.validate(); err != nil {
 		return err
@@ -65,13 +68,17 @@ func WriteStageFIT(w io.Writer, t Trip, i int, opts FITOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(c.days) == 1 {
+		c.name = c.days[0].fitName
+	}
 	return writeFIT(w, c, opts)
 }
 
 // writeFIT encodes the course in the message order Garmin's own course files
-// and devices expect: file_id, course, lap, event (timer start), records
-// with course points placed among them by timestamp (FIT wants timestamped
-// messages in ascending order), event (timer stop).
+// and devices expect: file_id, course, the laps (one per day, up front as
+// in a single-lap course), event (timer start), records with course points
+// placed among them by timestamp (FIT wants timestamped messages in
+// ascending order), event (timer stop).
 func writeFIT(w io.Writer, c course, opts FITOptions) error {
 	start, speedMS, err := opts.resolve()
 	if err != nil {
@@ -85,15 +92,17 @@ func writeFIT(w io.Writer, c course, opts FITOptions) error {
 	at := func(distM float64) time.Time {
 		return start.Add(time.Duration(math.Round(distM/speedMS)) * time.Second)
 	}
-	total := cum[len(cum)-1]
-	end := at(total)
+	end := at(cum[len(cum)-1])
 	name := fitName(c.name)
 	if name == "" {
 		name = "Roadbook"
 	}
-	first, last := c.points[0], c.points[len(c.points)-1]
 
-	mesgs := make([]proto.Message, 0, len(c.points)+len(c.pois)+5)
+	marks := 0
+	for _, d := range c.days {
+		marks += len(d.marks)
+	}
+	mesgs := make([]proto.Message, 0, len(c.points)+marks+len(c.days)+4)
 	mesgs = append(mesgs,
 		mesgdef.NewFileId(nil).
 			SetType(typedef.FileCourse).
@@ -107,35 +116,38 @@ func writeFIT(w io.Writer, c course, opts FITOptions) error {
 			SetSport(typedef.SportCycling).
 			ToMesg(nil),
 	)
-
-	lap := mesgdef.NewLap(nil).
-		SetTimestamp(end).
-		SetStartTime(start).
-		SetStartPositionLat(semicircles(first.Lat)).
-		SetStartPositionLong(semicircles(first.Lon)).
-		SetEndPositionLat(semicircles(last.Lat)).
-		SetEndPositionLong(semicircles(last.Lon)).
-		SetTotalDistance(centimetres(total)).
-		SetTotalElapsedTime(uint32(end.Sub(start).Milliseconds())).
-		SetTotalTimerTime(uint32(end.Sub(start).Milliseconds()))
-	if c.eleKnown {
-		lap.SetTotalAscent(clampUint16(c.ascentM)).SetTotalDescent(clampUint16(c.descentM))
+	for i, d := range c.days {
+		first, last := c.points[d.first], c.points[d.last]
+		from, to := at(cum[d.first]), at(cum[d.last])
+		lap := mesgdef.NewLap(nil).
+			SetMessageIndex(typedef.MessageIndex(i)).
+			SetTimestamp(to).
+			SetStartTime(from).
+			SetStartPositionLat(semicircles(first.Lat)).
+			SetStartPositionLong(semicircles(first.Lon)).
+			SetEndPositionLat(semicircles(last.Lat)).
+			SetEndPositionLong(semicircles(last.Lon)).
+			SetTotalDistance(centimetres(cum[d.last] - cum[d.first])).
+			SetTotalElapsedTime(uint32(to.Sub(from).Milliseconds())).
+			SetTotalTimerTime(uint32(to.Sub(from).Milliseconds()))
+		if d.eleKnown {
+			lap.SetTotalAscent(clampUint16(d.ascentM)).SetTotalDescent(clampUint16(d.descentM))
+		}
+		mesgs = append(mesgs, lap.ToMesg(nil))
 	}
-	mesgs = append(mesgs,
-		lap.ToMesg(nil),
-		mesgdef.NewEvent(nil).
-			SetTimestamp(start).
-			SetEvent(typedef.EventTimer).
-			SetEventType(typedef.EventTypeStart).
-			SetEventGroup(0).
-			ToMesg(nil),
-	)
+	mesgs = append(mesgs, mesgdef.NewEvent(nil).
+		SetTimestamp(start).
+		SetEvent(typedef.EventTimer).
+		SetEventType(typedef.EventTypeStart).
+		SetEventGroup(0).
+		ToMesg(nil))
 
 	// pointsAt[i] are the course points whose nearest route point is i.
-	pointsAt := make(map[int][]POI, len(c.pois))
-	for _, p := range c.pois {
-		i := nearestPoint(c.points, p.Lat, p.Lon)
-		pointsAt[i] = append(pointsAt[i], p)
+	pointsAt := make(map[int][]mark, marks)
+	for _, d := range c.days {
+		for _, m := range d.marks {
+			pointsAt[m.at] = append(pointsAt[m.at], m)
+		}
 	}
 	for i, p := range c.points {
 		rec := mesgdef.NewRecord(nil).
@@ -147,14 +159,17 @@ func writeFIT(w io.Writer, c course, opts FITOptions) error {
 			rec.SetAltitude(fitAltitude(p.Ele))
 		}
 		mesgs = append(mesgs, rec.ToMesg(nil))
-		for _, poi := range pointsAt[i] {
+		for _, m := range pointsAt[i] {
+			if m.fit == "" {
+				m.fit = fitName(m.name)
+			}
 			mesgs = append(mesgs, mesgdef.NewCoursePoint(nil).
 				SetTimestamp(at(cum[i])).
-				SetPositionLat(semicircles(poi.Lat)).
-				SetPositionLong(semicircles(poi.Lon)).
+				SetPositionLat(semicircles(m.lat)).
+				SetPositionLong(semicircles(m.lon)).
 				SetDistance(centimetres(cum[i])).
-				SetType(coursePointType(poi.kind())).
-				SetName(fitName(poi.Name)).
+				SetType(m.cp).
+				SetName(m.fit).
 				ToMesg(nil))
 		}
 	}
@@ -190,20 +205,40 @@ func (o FITOptions) resolve() (start time.Time, speedMS float64, err error) {
 }
 
 // coursePointType maps a POI kind to the FIT profile's course_point enum
-// (typedef.CoursePoint: generic 0, summit 1, water 3, food 4, first_aid 9).
+// (typedef.CoursePoint: generic 0, summit 1, water 3, food 4, first_aid 9,
+// campsite 27, shelter 36, overlook 38, toilet 39, store 48).
 func coursePointType(k POIKind) typedef.CoursePoint {
 	switch k {
 	case POIFood:
 		return typedef.CoursePointFood
 	case POIWater:
 		return typedef.CoursePointWater
+	case POIStore:
+		return typedef.CoursePointStore
 	case POIFirstAid:
 		return typedef.CoursePointFirstAid
 	case POISummit:
 		return typedef.CoursePointSummit
+	case POICampsite:
+		return typedef.CoursePointCampsite
+	case POIShelter:
+		return typedef.CoursePointShelter
+	case POIToilet:
+		return typedef.CoursePointToilet
+	case POIViewpoint:
+		return typedef.CoursePointOverlook
 	default:
 		return typedef.CoursePointGeneric
 	}
+}
+
+// lodgingCoursePoint is campsite for a camp site and shelter for every
+// roofed place to sleep (FIT has no hotel type).
+func lodgingCoursePoint(typ string) typedef.CoursePoint {
+	if typ == "camp_site" {
+		return typedef.CoursePointCampsite
+	}
+	return typedef.CoursePointShelter
 }
 
 // fitName is third-party text made fit for a FIT name field: one clean line,
@@ -220,25 +255,6 @@ func cumulativeHaversine(pts []route.Point) []float64 {
 		cum[i] = cum[i-1] + route.Haversine(pts[i-1], pts[i])
 	}
 	return cum
-}
-
-// nearestPoint is the index of the route point closest to (lat, lon), by an
-// equirectangular approximation: only the ranking matters, and at the
-// distances that separate candidates it ranks like Haversine.
-func nearestPoint(pts []route.Point, lat, lon float64) int {
-	k := math.Cos(lat * math.Pi / 180)
-	best, bestD := 0, math.Inf(1)
-	for i, p := range pts {
-		dLon := math.Abs(p.Lon - lon)
-		if dLon > 180 {
-			dLon = 360 - dLon
-		}
-		dx, dy := dLon*k, p.Lat-lat
-		if d := dx*dx + dy*dy; d < bestD {
-			best, bestD = i, d
-		}
-	}
-	return best
 }
 
 // semicircles converts degrees to FIT semicircles (2^31 per 180°), rounded

@@ -9,6 +9,7 @@ import (
 
 	"github.com/muktihari/fit/decoder"
 	"github.com/muktihari/fit/profile/filedef"
+	"github.com/muktihari/fit/profile/mesgdef"
 	"github.com/muktihari/fit/profile/typedef"
 	"github.com/muktihari/fit/proto"
 	"github.com/stretchr/testify/require"
@@ -41,6 +42,18 @@ func decodeFIT(t *testing.T, data []byte) ([]proto.Message, *filedef.Course) {
 	return fit.Messages, filedef.NewCourse(fit.Messages...)
 }
 
+// laps are every lap message in file order (filedef.Course keeps only the
+// last one).
+func laps(mesgs []proto.Message) []*mesgdef.Lap {
+	var out []*mesgdef.Lap
+	for i := range mesgs {
+		if mesgs[i].Num == typedef.MesgNumLap {
+			out = append(out, mesgdef.NewLap(&mesgs[i]))
+		}
+	}
+	return out
+}
+
 func TestWriteTripFIT(t *testing.T) {
 	t.Parallel()
 
@@ -51,18 +64,19 @@ func TestWriteTripFIT(t *testing.T) {
 		require.NoError(t, export.WriteTripFIT(&buf, trip, export.FITOptions{}))
 		mesgs, c := decodeFIT(t, buf.Bytes())
 
-		// Message order: file_id, course, lap, timer start, records with
-		// course points among them, timer stop.
+		// Message order: file_id, course, a lap per day, timer start,
+		// records with course points among them, timer stop.
 		nums := make([]typedef.MesgNum, len(mesgs))
 		for i, m := range mesgs {
 			nums[i] = m.Num
 		}
-		require.Equal(t, []typedef.MesgNum{typedef.MesgNumFileId, typedef.MesgNumCourse, typedef.MesgNumLap, typedef.MesgNumEvent}, nums[:4])
+		require.Equal(t, []typedef.MesgNum{typedef.MesgNumFileId, typedef.MesgNumCourse,
+			typedef.MesgNumLap, typedef.MesgNumLap, typedef.MesgNumLap, typedef.MesgNumEvent}, nums[:6])
 		require.Equal(t, typedef.MesgNumEvent, nums[len(nums)-1])
-		for i, n := range nums[4 : len(nums)-1] {
-			require.Contains(t, []typedef.MesgNum{typedef.MesgNumRecord, typedef.MesgNumCoursePoint}, n, "message %d", i+4)
+		for i, n := range nums[6 : len(nums)-1] {
+			require.Contains(t, []typedef.MesgNum{typedef.MesgNumRecord, typedef.MesgNumCoursePoint}, n, "message %d", i+6)
 		}
-		require.Equal(t, typedef.MesgNumRecord, nums[4], "the first record comes before any course point")
+		require.Equal(t, typedef.MesgNumRecord, nums[6], "the first record comes before any course point")
 
 		require.Equal(t, typedef.FileCourse, c.FileId.Type)
 		require.NotNil(t, c.Course)
@@ -85,12 +99,21 @@ func TestWriteTripFIT(t *testing.T) {
 		}
 		total := haversineOracle(pts)
 		require.InDelta(t, total, c.Records[len(c.Records)-1].DistanceScaled(), 1.0)
-		require.NotNil(t, c.Lap)
-		require.InDelta(t, total, c.Lap.TotalDistanceScaled(), 1.0)
-		require.InDelta(t, pts[0].Lat, c.Lap.StartPositionLatDegrees(), 1e-6)
-		require.InDelta(t, pts[0].Lon, c.Lap.StartPositionLongDegrees(), 1e-6)
-		require.InDelta(t, pts[len(pts)-1].Lat, c.Lap.EndPositionLatDegrees(), 1e-6)
-		require.InDelta(t, pts[len(pts)-1].Lon, c.Lap.EndPositionLongDegrees(), 1e-6)
+		// One lap per day, end to end: their distances add up to the route.
+		ls := laps(mesgs)
+		require.Len(t, ls, 3)
+		sum := 0.0
+		for i, l := range ls {
+			day := trip.Stages[i].Points
+			require.InDelta(t, haversineOracle(day), l.TotalDistanceScaled(), 1.0, "lap %d", i)
+			require.InDelta(t, day[0].Lat, l.StartPositionLatDegrees(), 1e-6)
+			require.InDelta(t, day[0].Lon, l.StartPositionLongDegrees(), 1e-6)
+			require.InDelta(t, day[len(day)-1].Lat, l.EndPositionLatDegrees(), 1e-6)
+			require.InDelta(t, day[len(day)-1].Lon, l.EndPositionLongDegrees(), 1e-6)
+			require.Equal(t, uint16(i), uint16(l.MessageIndex))
+			sum += l.TotalDistanceScaled()
+		}
+		require.InDelta(t, total, sum, 1.0)
 	})
 
 	t.Run("altitude is stored raw as (ele + 500) × 5", func(t *testing.T) {
@@ -109,7 +132,7 @@ func TestWriteTripFIT(t *testing.T) {
 		require.Equal(t, uint16(math.MaxUint16), c.Records[2].Altitude, "a point without elevation has no altitude")
 	})
 
-	t.Run("POIs become course points of the SDK's course_point types", func(t *testing.T) {
+	t.Run("day ends, nights, waypoints, resupply and POIs become course points of FIT's own types", func(t *testing.T) {
 		t.Parallel()
 		trip, pts := threeStageTrip(t)
 		var buf bytes.Buffer
@@ -124,23 +147,56 @@ func TestWriteTripFIT(t *testing.T) {
 		for _, p := range c.CoursePoints {
 			got = append(got, cp{p.Name, p.Type})
 		}
-		// Course points are ordered by their place along the route.
+		// Course points are ordered by their place along the route; names
+		// are cut to 15 bytes.
 		require.Equal(t, []cp{
 			{"Brunnen", typedef.CoursePointWater},
 			{"Bäckerei", typedef.CoursePointFood},
+			{"Gasthof Post", typedef.CoursePointShelter},
+			{"D1 Hütte", typedef.CoursePointSegmentEnd},
+			{"Quelle", typedef.CoursePointWater},
+			{"Drinking water", typedef.CoursePointWater},
 			{"Gipfelkreuz", typedef.CoursePointSummit},
+			{"Spar", typedef.CoursePointStore},
 			{"Apotheke", typedef.CoursePointFirstAid},
+			{"Day 2 end", typedef.CoursePointSegmentEnd},
 			{"Aussicht", typedef.CoursePointGeneric},
+			{"Day 3 end", typedef.CoursePointSegmentEnd},
 		}, got)
 		// Garmin's profile numbers, not DOMAIN §10's (which are left/right/…).
-		require.Equal(t, typedef.CoursePoint(3), typedef.CoursePointWater)
-		require.Equal(t, typedef.CoursePoint(4), typedef.CoursePointFood)
-		require.Equal(t, typedef.CoursePoint(9), typedef.CoursePointFirstAid)
-		require.Equal(t, typedef.CoursePoint(1), typedef.CoursePointSummit)
+		for want, typ := range map[typedef.CoursePoint]typedef.CoursePoint{
+			3: typedef.CoursePointWater, 4: typedef.CoursePointFood, 9: typedef.CoursePointFirstAid, 1: typedef.CoursePointSummit,
+			25: typedef.CoursePointSegmentEnd, 27: typedef.CoursePointCampsite, 36: typedef.CoursePointShelter, 48: typedef.CoursePointStore,
+		} {
+			require.Equal(t, want, typ)
+		}
+		for _, p := range c.CoursePoints {
+			require.LessOrEqual(t, len(p.Name), export.FITNameMaxBytes)
+			require.True(t, utf8.ValidString(p.Name))
+		}
 
 		// Brunnen sits on route point 10: its distance is that record's.
 		require.InDelta(t, haversineOracle(pts[:11]), c.CoursePoints[0].DistanceScaled(), 0.01)
 		require.InDelta(t, pts[10].Lat, c.CoursePoints[0].PositionLatDegrees(), 1e-6)
+		// Day 1 ends where day 2 starts.
+		a := len(pts) / 3
+		require.InDelta(t, haversineOracle(pts[:a+1]), c.CoursePoints[3].DistanceScaled(), 0.01)
+		require.InDelta(t, pts[a].Lat, c.CoursePoints[3].PositionLatDegrees(), 1e-6)
+	})
+
+	t.Run("a camp site is a campsite course point", func(t *testing.T) {
+		t.Parallel()
+		trip, _ := threeStageTrip(t)
+		trip.Stages[0].Accommodation = &trip.Stages[0].Candidates[1]
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteStageFIT(&buf, trip, 0, export.FITOptions{}))
+		_, c := decodeFIT(t, buf.Bytes())
+		var types []typedef.CoursePoint
+		for _, p := range c.CoursePoints {
+			types = append(types, p.Type)
+		}
+		require.Contains(t, types, typedef.CoursePointCampsite)
+		require.NotContains(t, types, typedef.CoursePointShelter)
 	})
 
 	t.Run("timestamps follow the given start and speed, never the clock", func(t *testing.T) {
@@ -164,11 +220,15 @@ func TestWriteTripFIT(t *testing.T) {
 		}
 		end := start.Add(time.Duration(haversineOracle(pts) / speed * float64(time.Second)))
 		require.InDelta(t, 0, c.Events[1].Timestamp.Sub(end).Seconds(), 1.0)
-		require.InDelta(t, haversineOracle(pts)/speed, c.Lap.TotalElapsedTimeScaled(), 1.0)
+		elapsed := 0.0
+		for _, l := range laps(mesgs) {
+			elapsed += l.TotalElapsedTimeScaled()
+		}
+		require.InDelta(t, haversineOracle(pts)/speed, elapsed, 3.0)
 
-		// Timestamped messages after the lap never go back in time.
+		// Timestamped messages after the laps never go back in time.
 		var last uint32
-		for _, m := range mesgs[3:] {
+		for _, m := range mesgs[5:] {
 			for _, f := range m.Fields {
 				if f.Name == "timestamp" {
 					ts := f.Value.Uint32()
@@ -223,27 +283,33 @@ func TestWriteTripFIT(t *testing.T) {
 func TestWriteStageFIT(t *testing.T) {
 	t.Parallel()
 
-	t.Run("a stage is its own course named by its label", func(t *testing.T) {
+	t.Run("a stage is its own course with one lap, named by its day and where it ends", func(t *testing.T) {
 		t.Parallel()
 		trip, _ := threeStageTrip(t)
 		var buf bytes.Buffer
 		require.NoError(t, export.WriteStageFIT(&buf, trip, 1, export.FITOptions{}))
-		_, c := decodeFIT(t, buf.Bytes())
-		require.Equal(t, "Stage 2", c.Course.Name)
+		mesgs, c := decodeFIT(t, buf.Bytes())
+		require.Equal(t, "Day 2", c.Course.Name)
 		require.Len(t, c.Records, len(trip.Stages[1].Points))
 		require.InDelta(t, haversineOracle(trip.Stages[1].Points), c.Records[len(c.Records)-1].DistanceScaled(), 1.0)
-		require.Len(t, c.CoursePoints, 2)
+		require.Len(t, c.CoursePoints, 6, "the waypoint, 2 resupply points, 2 POIs, the day's end")
+		require.Len(t, laps(mesgs), 1)
+
+		buf.Reset()
+		require.NoError(t, export.WriteStageFIT(&buf, trip, 0, export.FITOptions{}))
+		_, c = decodeFIT(t, buf.Bytes())
+		require.Equal(t, "D1 Hütte", c.Course.Name)
 	})
 
 	t.Run("long names are cut to 15 bytes on a character boundary", func(t *testing.T) {
 		t.Parallel()
 		trip, _ := threeStageTrip(t)
-		trip.Stages[0].Label = "ÄÄÄÄÄÄÄÄÄÄ" // 2 bytes each: 15 bytes would split the 8th
+		trip.Stages[0].EndLabel = "ÄÄÄÄÄÄÄÄÄÄ" // 2 bytes each: "D1 " + 15 bytes would split the 7th
 		trip.Stages[0].POIs[0].Name = "Wasserstelle am Brunnen"
 		var buf bytes.Buffer
 		require.NoError(t, export.WriteStageFIT(&buf, trip, 0, export.FITOptions{}))
 		_, c := decodeFIT(t, buf.Bytes())
-		require.Equal(t, "ÄÄÄÄÄÄÄ", c.Course.Name)
+		require.Equal(t, "D1 ÄÄÄÄÄÄ", c.Course.Name)
 		require.LessOrEqual(t, len(c.Course.Name), export.FITNameMaxBytes)
 		require.True(t, utf8.ValidString(c.Course.Name))
 		require.Equal(t, "Wasserstelle am", c.CoursePoints[0].Name)

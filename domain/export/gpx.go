@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/xml"
 	"io"
+	"strconv"
 	"time"
 )
 
@@ -28,10 +29,13 @@ const (
 	gpxSchemaLocation = "http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd"
 )
 
-// WriteTripGPX writes the whole trip as a GPX 1.1 file: metadata (title and a
-// link to the source), a <wpt> for every POI and candidate or chosen
-// accommodation of every stage, and one <trk> named after the trip holding
-// all stages joined without repeating their shared cut points.
+// WriteTripGPX writes the whole trip as a GPX 1.1 file a GPS unit shows day
+// by day: metadata (title and a link to the source), then for every riding
+// day its named points as <wpt> — the rider's waypoints, the resupply points
+// (water, food shops, cafés) and other POIs, where to sleep (the chosen
+// accommodation, or the candidates while none is chosen) and a waypoint at
+// the day's end — and one <trk> per riding day named "Day 3 · Lillehammer →
+// Otta · 2026-06-03" (its label and date when known), numbered by its day.
 func WriteTripGPX(w io.Writer, t Trip, opts GPXOptions) error {
 	if err := t.validate(); err != nil {
 		return err
@@ -40,8 +44,8 @@ func WriteTripGPX(w io.Writer, t Trip, opts GPXOptions) error {
 }
 
 // WriteStageGPX writes the stage at position i (0-based) of the trip as its
-// own GPX 1.1 file: the trip's metadata, the stage's waypoints and one <trk>
-// named by the stage label or "Stage N".
+// own GPX 1.1 file: the trip's metadata, the day's waypoints as the whole
+// trip has them, and its one <trk>.
 func WriteStageGPX(w io.Writer, t Trip, i int, opts GPXOptions) error {
 	if err := t.validate(); err != nil {
 		return err
@@ -82,25 +86,30 @@ func writeGPX(w io.Writer, t Trip, c course, opts GPXOptions) error {
 	}
 	g.raw("  </metadata>\n")
 
-	for _, p := range c.pois {
-		g.waypoint(p.Lat, p.Lon, p.Name, poiSymbol(p.kind()), string(p.kind()))
-	}
-	for _, a := range c.lodgings {
-		g.waypoint(a.Lat, a.Lon, a.Name, lodgingSymbol(a.Type), lodgingType(a.Type))
-	}
-
-	g.raw("  <trk>\n")
-	g.element("    ", "name", c.name)
-	g.raw("    <trkseg>\n")
-	for _, p := range c.points {
-		g.raw(`      <trkpt lat="` + formatCoord(p.Lat) + `" lon="` + formatCoord(p.Lon) + `"`)
-		if p.HasEle {
-			g.raw("><ele>" + formatEle(p.Ele) + "</ele></trkpt>\n")
-		} else {
-			g.raw("/>\n")
+	// The schema wants every <wpt> before the first <trk>.
+	for _, d := range c.days {
+		for _, m := range d.marks {
+			g.waypoint(m)
 		}
 	}
-	g.raw("    </trkseg>\n  </trk>\n</gpx>\n")
+	for _, d := range c.days {
+		// Track children in the schema's order: name, desc, number, trkseg.
+		g.raw("  <trk>\n")
+		g.element("    ", "name", d.title)
+		g.element("    ", "desc", d.marks[len(d.marks)-1].desc)
+		g.element("    ", "number", strconv.Itoa(d.n))
+		g.raw("    <trkseg>\n")
+		for _, p := range c.points[d.first : d.last+1] {
+			g.raw(`      <trkpt lat="` + formatCoord(p.Lat) + `" lon="` + formatCoord(p.Lon) + `"`)
+			if p.HasEle {
+				g.raw("><ele>" + formatEle(p.Ele) + "</ele></trkpt>\n")
+			} else {
+				g.raw("/>\n")
+			}
+		}
+		g.raw("    </trkseg>\n  </trk>\n")
+	}
+	g.raw("</gpx>\n")
 	if g.err != nil {
 		return g.err
 	}
@@ -114,10 +123,20 @@ func poiSymbol(k POIKind) string {
 		return "Restaurant"
 	case POIWater:
 		return "Drinking Water"
+	case POIStore:
+		return "Shopping Center"
 	case POIFirstAid:
 		return "First Aid"
 	case POISummit:
 		return "Summit"
+	case POICampsite:
+		return "Campground"
+	case POIShelter:
+		return "Lodging"
+	case POIToilet:
+		return "Restroom"
+	case POIViewpoint:
+		return "Scenic Area"
 	default:
 		return "Flag, Blue"
 	}
@@ -174,11 +193,12 @@ func (g *gpxWriter) element(indent, name, value string) {
 }
 
 // waypoint writes one <wpt> with its children in the schema's order (name,
-// sym, type).
-func (g *gpxWriter) waypoint(lat, lon float64, name, sym, typ string) {
-	g.raw(`  <wpt lat="` + formatCoord(lat) + `" lon="` + formatCoord(lon) + "\">\n")
-	g.element("    ", "name", name)
-	g.element("    ", "sym", sym)
-	g.element("    ", "type", typ)
+// desc, sym, type).
+func (g *gpxWriter) waypoint(m mark) {
+	g.raw(`  <wpt lat="` + formatCoord(m.lat) + `" lon="` + formatCoord(m.lon) + "\">\n")
+	g.element("    ", "name", m.name)
+	g.element("    ", "desc", m.desc)
+	g.element("    ", "sym", m.sym)
+	g.element("    ", "type", m.typ)
 	g.raw("  </wpt>\n")
 }

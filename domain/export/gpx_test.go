@@ -34,12 +34,15 @@ type parsedGPX struct {
 		Lat  float64 `xml:"lat,attr"`
 		Lon  float64 `xml:"lon,attr"`
 		Name string  `xml:"name"`
+		Desc string  `xml:"desc"`
 		Sym  string  `xml:"sym"`
 		Type string  `xml:"type"`
 	} `xml:"wpt"`
 	Trks []struct {
-		Name string `xml:"name"`
-		Segs []struct {
+		Name   string `xml:"name"`
+		Desc   string `xml:"desc"`
+		Number int    `xml:"number"`
+		Segs   []struct {
 			Pts []fixturePoint `xml:"trkpt"`
 		} `xml:"trkseg"`
 	} `xml:"trk"`
@@ -72,7 +75,7 @@ func requireSamePoints(t *testing.T, want []route.Point, got []fixturePoint) {
 func TestWriteTripGPX(t *testing.T) {
 	t.Parallel()
 
-	t.Run("the trip is one track of every point once, shared cut points not repeated", func(t *testing.T) {
+	t.Run("the trip is one track per riding day, each day's points in order, days meeting at their cut points", func(t *testing.T) {
 		t.Parallel()
 		trip, pts := threeStageTrip(t)
 		var buf bytes.Buffer
@@ -84,45 +87,114 @@ func TestWriteTripGPX(t *testing.T) {
 		require.Equal(t, "Drei Gipfel Lauf", g.Metadata.Name)
 		require.NotNil(t, g.Metadata.Link)
 		require.Equal(t, "https://www.komoot.com/tour/123456", g.Metadata.Link.Href)
-		require.Len(t, g.Trks, 1)
-		require.Equal(t, "Drei Gipfel Lauf", g.Trks[0].Name)
-		require.Len(t, g.Trks[0].Segs, 1)
-		requireSamePoints(t, pts, g.Trks[0].Segs[0].Pts)
+		require.Len(t, g.Trks, 3)
+		for i, trk := range g.Trks {
+			require.Equal(t, i+1, trk.Number)
+			require.Len(t, trk.Segs, 1)
+			requireSamePoints(t, trip.Stages[i].Points, trk.Segs[0].Pts)
+		}
+		require.Equal(t, []string{"Day 1 · Start → Hütte", "Day 2", "Day 3 · Abstieg"},
+			[]string{g.Trks[0].Name, g.Trks[1].Name, g.Trks[2].Name})
+		// Joined at their shared cut points, the days are the route.
+		var joined []fixturePoint
+		for i, trk := range g.Trks {
+			seg := trk.Segs[0].Pts
+			if i > 0 {
+				require.Equal(t, joined[len(joined)-1], seg[0], "day %d starts where day %d ends", i+1, i)
+				seg = seg[1:]
+			}
+			joined = append(joined, seg...)
+		}
+		requireSamePoints(t, pts, joined)
 	})
 
-	t.Run("resupply points and accommodations are waypoints with name, sym and type", func(t *testing.T) {
+	t.Run("a dated trip names each day with its date and skips rest days, keeping day numbers", func(t *testing.T) {
 		t.Parallel()
 		trip, _ := threeStageTrip(t)
+		d := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+		stages := []export.Stage{trip.Stages[0], {RestDay: true}, trip.Stages[1], trip.Stages[2]}
+		for i := range stages {
+			stages[i].Date = d.AddDate(0, 0, i)
+		}
+		stages[3].Label, stages[3].EndLabel = "Lillehammer → Otta", "Otta"
+		trip.Stages = stages
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteTripGPX(&buf, trip, export.GPXOptions{}))
+		g := parseGPX(t, buf.Bytes())
+		require.Len(t, g.Trks, 3, "a rest day has no track")
+		require.Equal(t, "Day 1 · Start → Hütte · 2026-06-01", g.Trks[0].Name)
+		require.Equal(t, "Day 3 · 2026-06-03", g.Trks[1].Name)
+		require.Equal(t, "Day 4 · Lillehammer → Otta · 2026-06-04", g.Trks[2].Name)
+		require.Equal(t, []int{1, 3, 4}, []int{g.Trks[0].Number, g.Trks[1].Number, g.Trks[2].Number})
+		var ends []string
+		for _, w := range g.Wpts {
+			if w.Type == "day_end" {
+				ends = append(ends, w.Name)
+			}
+		}
+		require.Equal(t, []string{"Day 1 end: Hütte", "Day 3 end", "Day 4 end: Otta"}, ends)
+	})
+
+	t.Run("each day's waypoints come in route order: the rider's, resupply, POIs, the night, then the day's end", func(t *testing.T) {
+		t.Parallel()
+		trip, pts := threeStageTrip(t)
 		var buf bytes.Buffer
 		require.NoError(t, export.WriteTripGPX(&buf, trip, export.GPXOptions{}))
 
 		type wpt struct{ name, sym, typ string }
 		var got []wpt
-		for _, w := range parseGPX(t, buf.Bytes()).Wpts {
+		g := parseGPX(t, buf.Bytes())
+		for _, w := range g.Wpts {
 			got = append(got, wpt{w.Name, w.Sym, w.Type})
 		}
-		// POIs first in stage order, then accommodations; the chosen hotel is
-		// also a candidate so it appears once.
+		// Day 1 has a chosen hotel: the camp site candidate is left out.
 		require.Equal(t, []wpt{
 			{"Brunnen", "Drinking Water", "water"},
 			{"Bäckerei", "Restaurant", "food"},
-			{"Gipfelkreuz", "Summit", "summit"},
-			{"Apotheke", "First Aid", "first_aid"},
-			{"Aussicht", "Flag, Blue", "generic"},
 			{"Gasthof Post", "Lodging", "guest_house"},
-			{"Camping am See", "Campground", "camp_site"},
+			{"Day 1 end: Hütte", "Flag, Red", "day_end"},
+			{"Quelle", "Drinking Water", "waypoint:water"},
+			{"Drinking water", "Drinking Water", "water"},
+			{"Gipfelkreuz", "Summit", "summit"},
+			{"Spar", "Shopping Center", "shop"},
+			{"Apotheke", "First Aid", "first_aid"},
+			{"Day 2 end", "Flag, Red", "day_end"},
+			{"Aussicht", "Flag, Blue", "generic"},
+			{"Day 3 end", "Flag, Red", "day_end"},
 		}, got)
+		end := g.Wpts[3]
+		a := len(pts) / 3
+		require.InDelta(t, pts[a].Lat, end.Lat, 5.1e-8)
+		require.InDelta(t, pts[a].Lon, end.Lon, 5.1e-8)
+		require.Contains(t, g.Wpts[7].Desc, "Day 2, km 4.1 · Mo-Sa 07:00-19:00 · closed when you pass")
+		require.Contains(t, g.Wpts[2].Desc, "chosen")
 	})
 
-	t.Run("a chosen accommodation missing from the candidates is still a waypoint", func(t *testing.T) {
+	t.Run("while no accommodation is chosen the candidates are offered", func(t *testing.T) {
 		t.Parallel()
 		trip, _ := threeStageTrip(t)
-		trip.Stages[0].Candidates = nil
+		trip.Stages[0].Accommodation = nil
 		var buf bytes.Buffer
 		require.NoError(t, export.WriteStageGPX(&buf, trip, 0, export.GPXOptions{}))
-		g := parseGPX(t, buf.Bytes())
-		require.Len(t, g.Wpts, 3)
-		require.Equal(t, "Gasthof Post", g.Wpts[2].Name)
+		var names []string
+		for _, w := range parseGPX(t, buf.Bytes()).Wpts {
+			names = append(names, w.Name)
+		}
+		require.Equal(t, []string{"Brunnen", "Bäckerei", "Gasthof Post", "Camping am See", "Day 1 end: Hütte"}, names)
+	})
+
+	t.Run("the file validates against the GPX 1.1 schema", func(t *testing.T) {
+		t.Parallel()
+		trip, _ := threeStageTrip(t)
+		trip.Stages[0].Date = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+		for name, write := range map[string]func(*bytes.Buffer) error{
+			"trip":  func(b *bytes.Buffer) error { return export.WriteTripGPX(b, trip, export.GPXOptions{Author: "Ada", Time: time.Unix(0, 0)}) },
+			"day 2": func(b *bytes.Buffer) error { return export.WriteStageGPX(b, trip, 1, export.GPXOptions{}) },
+		} {
+			var buf bytes.Buffer
+			require.NoError(t, write(&buf), name)
+			requireValidGPX(t, buf.Bytes())
+		}
 	})
 
 	t.Run("by default nothing personal is written: no time, no author", func(t *testing.T) {
@@ -172,7 +244,8 @@ func TestWriteTripGPX(t *testing.T) {
 		require.Equal(t, hostile, g.Metadata.Author.Name)
 		require.Equal(t, `https://example.com/?a=1&b="2"><x>`, g.Metadata.Link.Href)
 		require.Equal(t, hostile, g.Wpts[0].Name)
-		require.Equal(t, hostile, g.Trks[0].Name)
+		require.Equal(t, "Day 1 · "+hostile, g.Trks[0].Name)
+		requireValidGPX(t, buf.Bytes())
 	})
 
 	t.Run("control characters and invalid UTF-8 in names cannot break the XML", func(t *testing.T) {
@@ -202,7 +275,7 @@ func TestWriteTripGPX(t *testing.T) {
 		require.Contains(t, buf.String(), `<trkpt lat="0.0000917" lon="0.0075898"><ele>10</ele></trkpt>`)
 		// Every number in the file: digits, an optional sign and point only.
 		numbers := regexp.MustCompile(`(?:lat|lon)="([^"]*)"|<ele>([^<]*)</ele>`).FindAllStringSubmatch(buf.String(), -1)
-		require.Len(t, numbers, 2*len(pts)+4) // 3 fixture elevations and the 1e-7 one
+		require.Len(t, numbers, 2*len(pts)+4+2) // 3 fixture elevations, the 1e-7 one, the day-end waypoint
 		decimal := regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 		for _, m := range numbers {
 			v := m[1] + m[2]
@@ -215,7 +288,7 @@ func TestWriteTripGPX(t *testing.T) {
 func TestWriteStageGPX(t *testing.T) {
 	t.Parallel()
 
-	t.Run("a stage is its own track named by its label", func(t *testing.T) {
+	t.Run("a stage is its own track named as its day, with its waypoints", func(t *testing.T) {
 		t.Parallel()
 		trip, _ := threeStageTrip(t)
 		var buf bytes.Buffer
@@ -223,19 +296,21 @@ func TestWriteStageGPX(t *testing.T) {
 		g := parseGPX(t, buf.Bytes())
 		require.Equal(t, "Drei Gipfel Lauf", g.Metadata.Name)
 		require.Len(t, g.Trks, 1)
-		require.Equal(t, "Abstieg", g.Trks[0].Name)
+		require.Equal(t, "Day 3 · Abstieg", g.Trks[0].Name)
+		require.Equal(t, 3, g.Trks[0].Number)
 		requireSamePoints(t, trip.Stages[2].Points, g.Trks[0].Segs[0].Pts)
-		require.Len(t, g.Wpts, 1)
+		require.Len(t, g.Wpts, 2)
 		require.Equal(t, "Aussicht", g.Wpts[0].Name)
+		require.Equal(t, "Day 3 end", g.Wpts[1].Name)
 	})
 
-	t.Run("a stage without a label is named Stage N", func(t *testing.T) {
+	t.Run("a stage without a label is named Day N", func(t *testing.T) {
 		t.Parallel()
 		trip, _ := threeStageTrip(t)
 		var buf bytes.Buffer
 		require.NoError(t, export.WriteStageGPX(&buf, trip, 1, export.GPXOptions{}))
 		g := parseGPX(t, buf.Bytes())
-		require.Equal(t, "Stage 2", g.Trks[0].Name)
+		require.Equal(t, "Day 2", g.Trks[0].Name)
 		requireSamePoints(t, trip.Stages[1].Points, g.Trks[0].Segs[0].Pts)
 	})
 

@@ -73,6 +73,7 @@ func threeStageTrip(t *testing.T) (export.Trip, []route.Point) {
 		Stages: []export.Stage{
 			{
 				Label:         "Start → Hütte",
+				EndLabel:      "Hütte",
 				Points:        pts[:a+1],
 				Accommodation: &hotel,
 				Candidates: []export.Accommodation{
@@ -85,7 +86,13 @@ func threeStageTrip(t *testing.T) (export.Trip, []route.Point) {
 				},
 			},
 			{
-				Points: pts[a : b+1],
+				Points:          pts[a : b+1],
+				ResupplyChecked: true,
+				Waypoints:       []export.Waypoint{{Name: "Quelle", Category: "water", Lat: pts[a+20].Lat, Lon: pts[a+20].Lon}},
+				Resupply: []export.Resupply{
+					{Kind: export.ResupplyShop, Name: "Spar", Lat: pts[a+80].Lat, Lon: pts[a+80].Lon + 0.001, AtM: 4100, OpeningHours: "Mo-Sa 07:00-19:00", Open: "closed"},
+					{Kind: export.ResupplyWater, Lat: pts[a+30].Lat, Lon: pts[a+30].Lon, AtM: 1500},
+				},
 				POIs: []export.POI{
 					{Name: "Gipfelkreuz", Kind: export.POISummit, Lat: pts[a+50].Lat, Lon: pts[a+50].Lon},
 					{Name: "Apotheke", Kind: export.POIFirstAid, Lat: pts[b-5].Lat, Lon: pts[b-5].Lon},

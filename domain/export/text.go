@@ -5,9 +5,82 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
+
+// MaxTextResupplyPerKind bounds the resupply points the text roadbook lists
+// per kind and day; the rest are counted ("and 4 more").
+const MaxTextResupplyPerKind = 8
+
+// dayDetails are the indented lines under a day: weather, then resupply.
+func dayDetails(s Stage, tripDated bool) []string {
+	var out []string
+	switch {
+	case s.Weather != nil:
+		out = append(out, weatherLine(*s.Weather))
+	case tripDated && !s.Date.IsZero():
+		out = append(out, "Weather: not available")
+	}
+	if s.RestDay {
+		return out
+	}
+	for _, k := range []struct {
+		kind  ResupplyKind
+		label string
+	}{{ResupplyWater, "Water"}, {ResupplyShop, "Food shops"}, {ResupplyFood, "Cafés and restaurants"}} {
+		var items []string
+		n := 0
+		for _, r := range s.Resupply {
+			if r.Kind != k.kind {
+				continue
+			}
+			n++
+			if len(items) == MaxTextResupplyPerKind {
+				continue
+			}
+			item := "km " + strconv.FormatFloat(r.AtM/1000, 'f', 1, 64)
+			if name := cleanText(r.Name); name != "" {
+				item += " " + name
+			}
+			if p := passage(r.Open); p != "" {
+				item += " (" + p + ")"
+			}
+			items = append(items, item)
+		}
+		if n == 0 {
+			continue
+		}
+		line := k.label + ": " + strings.Join(items, " · ")
+		if more := n - len(items); more > 0 {
+			line += fmt.Sprintf(" and %d more", more)
+		}
+		out = append(out, line)
+	}
+	if len(s.Resupply) == 0 && s.ResupplyChecked {
+		out = append(out, "Resupply: none found within 500 m of the route")
+	}
+	return out
+}
+
+// weatherLine is "Weather (forecast): 9–17 °C, 2.5 mm, wind 25 km/h
+// (headwind 18 km/h), comfort 62/100".
+func weatherLine(w Weather) string {
+	what := "forecast"
+	if w.Typical {
+		what = "typical for the date"
+	}
+	wind := fmt.Sprintf("wind %.0f km/h", w.WindKmh)
+	switch h := math.Round(w.HeadwindKmh); {
+	case h >= 1:
+		wind += fmt.Sprintf(" (headwind %.0f km/h)", h)
+	case h <= -1:
+		wind += fmt.Sprintf(" (tailwind %.0f km/h)", -h)
+	}
+	return fmt.Sprintf("Weather (%s): %.0f–%.0f °C, %s mm, %s, comfort %.0f/100",
+		what, w.TempMinC, w.TempMaxC, strconv.FormatFloat(w.PrecipitationMM, 'f', 1, 64), wind, w.Comfort)
+}
 
 // Meal prices of the text roadbook's budget (DOMAIN §10): each meal costs
 // between MealMinEUR and MealMaxEUR.
@@ -23,7 +96,13 @@ const (
 //	Total: <km> km, ↑<D+> m ↓<D−> m
 //	Source: <source URL, or "uploaded file">
 //	<blank line>
+//	[Weather: the trip has no dates, so there is no forecast]         (no stage dated)
+//	<blank line>
 //	<date>: <km> km, ↑<D+> m ↓<D−> m, <accommodation>, <min>–<max> €   (riding day)
+//	  Weather (<forecast|typical for the date>): <min>–<max> °C, <mm> mm, wind <v> km/h (<headwind|tailwind> <h> km/h), comfort <c>/100
+//	  Water: km <k> <name> · km <k> <name> …
+//	  Food shops: km <k> <name> (<open|closed> when you pass) · …
+//	  Cafés and restaurants: km <k> <name> · …
 //	<date>: rest day, <accommodation>, <min>–<max> €                   (rest day)
 //	<blank line>
 //	Budget: <min>–<max> €
@@ -39,6 +118,14 @@ const (
 // 3 on rest days) plus the chosen accommodation's price range; euros are
 // whole when whole, else two decimals. The final line sums the days.
 // Third-party text (title, names) is cleaned to one line each.
+//
+// The indented lines follow a day when there is something to say: its
+// weather ("Weather: not available" for a dated day without any; nothing per
+// day when no day is dated, the header line says it once), then its
+// resupply points by kind in route order (km along the day, one decimal;
+// an unnamed point is its km alone; at most MaxTextResupplyPerKind each,
+// then "and N more"), or "Resupply: none found within 500 m of the route"
+// when the analysis looked and found none.
 func WriteText(w io.Writer, t Trip) error {
 	if err := t.validate(); err != nil {
 		return err
@@ -76,9 +163,17 @@ func WriteText(w io.Writer, t Trip) error {
 		lines = append(lines, fmt.Sprintf("%s: %s, %s, %s", dayLabel(s, i), what, stageLodging(t.Stages, i), formatRange(lo, hi)))
 	}
 
-	fmt.Fprintf(bw, "%s\nTotal: %s, %s\nSource: %s\n\n", title, formatKm(distM), formatClimb(ascentM, descentM, eleKnown), source)
-	for _, l := range lines {
+	fmt.Fprintf(bw, "%s\nTotal: %s, %s\nSource: %s\n", title, formatKm(distM), formatClimb(ascentM, descentM, eleKnown), source)
+	dated := slices.ContainsFunc(t.Stages, func(s Stage) bool { return !s.Date.IsZero() })
+	if !dated {
+		fmt.Fprintln(bw, "Weather: the trip has no dates, so there is no forecast")
+	}
+	fmt.Fprintln(bw)
+	for i, l := range lines {
 		fmt.Fprintln(bw, l)
+		for _, d := range dayDetails(t.Stages[i], dated) {
+			fmt.Fprintln(bw, "  "+d)
+		}
 	}
 	fmt.Fprintf(bw, "\nBudget: %s\n", formatRange(budgetMin, budgetMax))
 	return bw.Flush()

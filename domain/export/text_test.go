@@ -64,7 +64,9 @@ func TestWriteText(t *testing.T) {
 			"Source: https://www.komoot.com/tour/42",
 			"",
 			"2025-06-01: 82.4 km, ↑1234 m ↓988 m, Hotel Alpha, " + eur(days[0]),
+			"  Weather: not available",
 			"2025-06-02: rest day, Hotel Alpha, " + eur(days[1]),
+			"  Weather: not available",
 			"Day 3: 75.0 km, ↑640 m ↓703 m, no accommodation chosen, " + eur(days[2]), // 702.5 rounds half away from zero
 			"Day 4: 61.2 km, ↑411 m ↓390 m, Camping Beta, " + eur(days[3]),
 			"Day 5: 40.0 km, ↑120 m ↓300 m, no accommodation (last day), " + eur(days[4]),
@@ -82,7 +84,7 @@ func TestWriteText(t *testing.T) {
 		t.Parallel()
 		trip := export.Trip{Stages: []export.Stage{{DistanceM: 10000, Accommodation: &export.Accommodation{Name: "X", PriceMinEUR: 30, PriceMaxEUR: 30}}}}
 		lo, hi := meals(1)
-		want := fmt.Sprintf("Untitled trip\nTotal: 10.0 km, ↑0 m ↓0 m\nSource: uploaded file\n\n"+
+		want := fmt.Sprintf("Untitled trip\nTotal: 10.0 km, ↑0 m ↓0 m\nSource: uploaded file\nWeather: the trip has no dates, so there is no forecast\n\n"+
 			"Day 1: 10.0 km, ↑0 m ↓0 m, no accommodation (last day), %.0f–%.0f €\n\nBudget: %.0f–%.0f €\n", lo, hi, lo, hi)
 		var buf bytes.Buffer
 		require.NoError(t, export.WriteText(&buf, trip))
@@ -100,6 +102,7 @@ func TestWriteText(t *testing.T) {
 			"Flat?",
 			"Total: 110.0 km, elevation unknown",
 			"Source: uploaded file",
+			"Weather: the trip has no dates, so there is no forecast",
 			"",
 			fmt.Sprintf("Day 1: 50.0 km, ↑300 m ↓200 m, no accommodation chosen, %.0f–%.0f €", lo, hi),
 			fmt.Sprintf("Day 2: 60.0 km, elevation unknown, no accommodation (last day), %.0f–%.0f €", lo, hi),
@@ -134,9 +137,55 @@ func TestWriteText(t *testing.T) {
 		var buf bytes.Buffer
 		require.NoError(t, export.WriteText(&buf, trip))
 		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-		require.Len(t, lines, 8)
+		require.Len(t, lines, 9)
 		require.Equal(t, "Trip Budget: 0–0 €", lines[0])
-		require.True(t, strings.HasPrefix(lines[4], "Day 1: 1.0 km, ↑0 m ↓0 m, Inn  Day 9: forged, "), lines[4])
+		require.True(t, strings.HasPrefix(lines[5], "Day 1: 1.0 km, ↑0 m ↓0 m, Inn  Day 9: forged, "), lines[5])
+	})
+
+	t.Run("each day lists its weather and its resupply points by kind in route order", func(t *testing.T) {
+		t.Parallel()
+		day := time.Date(2026, 5, 17, 0, 0, 0, 0, time.UTC)
+		trip := export.Trip{Title: "T", Stages: []export.Stage{
+			{Date: day, DistanceM: 80000, ResupplyChecked: true,
+				Weather: &export.Weather{TempMinC: 8.4, TempMaxC: 17.2, PrecipitationMM: 2.46, WindKmh: 24.6, HeadwindKmh: 18.2, Comfort: 93.1},
+				Resupply: []export.Resupply{
+					{Kind: export.ResupplyWater, AtM: 12340},
+					{Kind: export.ResupplyShop, Name: "Coop\nExtra", AtM: 20000, Open: "closed", OpeningHours: "Mo-Sa 08:00-20:00"},
+					{Kind: export.ResupplyFood, Name: "Kafé", AtM: 33050, Open: "open"},
+					{Kind: export.ResupplyWater, Name: "Fontene", AtM: 40100},
+				}},
+			{Date: day.AddDate(0, 0, 1), DistanceM: 50000, ResupplyChecked: true,
+				Weather: &export.Weather{Typical: true, TempMinC: 6, TempMaxC: 15, PrecipitationMM: 1.2, WindKmh: 14, HeadwindKmh: -6.4, Comfort: 100}},
+			{Date: day.AddDate(0, 0, 2), DistanceM: 40000},
+		}}
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteText(&buf, trip))
+		lines := strings.Split(buf.String(), "\n")
+		require.Equal(t, []string{
+			"2026-05-17: 80.0 km, ↑0 m ↓0 m, no accommodation chosen, 24–40 €",
+			"  Weather (forecast): 8–17 °C, 2.5 mm, wind 25 km/h (headwind 18 km/h), comfort 93/100",
+			"  Water: km 12.3 · km 40.1 Fontene",
+			"  Food shops: km 20.0 Coop Extra (closed when you pass)",
+			"  Cafés and restaurants: km 33.0 Kafé (open when you pass)",
+			"2026-05-18: 50.0 km, ↑0 m ↓0 m, no accommodation chosen, 36–60 €",
+			"  Weather (typical for the date): 6–15 °C, 1.2 mm, wind 14 km/h (tailwind 6 km/h), comfort 100/100",
+			"  Resupply: none found within 500 m of the route",
+			"2026-05-19: 40.0 km, ↑0 m ↓0 m, no accommodation (last day), 24–40 €",
+			"  Weather: not available",
+		}, lines[4:14])
+	})
+
+	t.Run("a long list of one kind is cut and counted", func(t *testing.T) {
+		t.Parallel()
+		var rs []export.Resupply
+		for i := range export.MaxTextResupplyPerKind + 3 {
+			rs = append(rs, export.Resupply{Kind: export.ResupplyWater, AtM: float64(i) * 1000})
+		}
+		trip := export.Trip{Stages: []export.Stage{{DistanceM: 20000, Resupply: rs}}}
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteText(&buf, trip))
+		require.Contains(t, buf.String(), "km 7.0 and 3 more\n")
+		require.NotContains(t, buf.String(), "km 8.0")
 	})
 
 	t.Run("a trip without stages is refused", func(t *testing.T) {

@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/roadbook/roadbook/domain/route"
@@ -28,6 +29,9 @@ type Stage struct {
 	// Label is the stage's display name (e.g. "Oslo → Hamar"); empty means
 	// "Stage N".
 	Label string
+	// EndLabel is the place the day ends (third-party text), which names
+	// the day-end waypoint and course point; empty when unknown.
+	EndLabel string
 	// Date is the stage's calendar date when the trip has dates; the zero
 	// value means unknown and the text roadbook prints "Day N" instead.
 	Date time.Time
@@ -48,8 +52,83 @@ type Stage struct {
 	// Candidates are the accommodations offered near the stage end; the GPX
 	// export writes them as waypoints so the rider can pick on the road.
 	Candidates []Accommodation
-	// POIs are resupply and notable points along the stage.
+	// POIs are other notable points along the stage (summits, first aid…).
 	POIs []POI
+	// Waypoints are the rider's own points on the stage (user text); their
+	// category picks the GPX symbol and the FIT course point type
+	// (WaypointKind).
+	Waypoints []Waypoint
+	// Resupply are the day's drinking water, food shops and cafés found
+	// along the route by the analysis, in route order.
+	Resupply []Resupply
+	// Weather is the day's forecast or typical conditions; nil when there is
+	// none (the text roadbook then says why: no dates, or none found).
+	Weather *Weather
+	// ResupplyChecked says the analysis looked for resupply points on this
+	// day, so an empty Resupply means "none found", not "not looked".
+	ResupplyChecked bool
+}
+
+// Waypoint is one of the rider's own points on a stage (DOMAIN §4).
+type Waypoint struct {
+	// Name is user text.
+	Name string
+	// Category is the rider's free category ("water", "camp", "summit");
+	// WaypointKind maps it to a POI kind.
+	Category string
+	// Lat and Lon are WGS-84 degrees.
+	Lat, Lon float64
+}
+
+// ResupplyKind is what a resupply point offers.
+type ResupplyKind string
+
+// The three kinds of resupply point of the analysis.
+const (
+	// ResupplyWater is drinking water: a tap, a fountain, a spring.
+	ResupplyWater ResupplyKind = "water"
+	// ResupplyShop is a shop selling food: supermarket, convenience store,
+	// bakery, general store.
+	ResupplyShop ResupplyKind = "shop"
+	// ResupplyFood is somewhere to eat: a café, restaurant or fast food.
+	ResupplyFood ResupplyKind = "food"
+)
+
+// Resupply is one place along a day to refill water or buy food.
+type Resupply struct {
+	// Kind is water, shop or food.
+	Kind ResupplyKind
+	// Name is third-party text from OSM; empty for many water taps.
+	Name string
+	// Lat and Lon are WGS-84 degrees.
+	Lat, Lon float64
+	// AtM is how far along the day the route passes it, in metres.
+	AtM float64
+	// OpeningHours is the OSM opening_hours value when tagged (third-party
+	// text).
+	OpeningHours string
+	// Open says whether it is open when the rider is expected to pass:
+	// "open", "closed", or "" when unknown (no hours, no date, or hours
+	// Roadbook cannot read).
+	Open string
+}
+
+// Weather is one day's weather as the analysis found it.
+type Weather struct {
+	// Typical is true for conditions typical of the place and date (from
+	// past years), false for a forecast.
+	Typical bool
+	// TempMinC and TempMaxC are the day's minimum and maximum, °C.
+	TempMinC, TempMaxC float64
+	// PrecipitationMM is the day's precipitation, mm.
+	PrecipitationMM float64
+	// WindKmh is the maximum wind speed, km/h.
+	WindKmh float64
+	// HeadwindKmh is the wind's component against the day's heading
+	// (negative: a tailwind).
+	HeadwindKmh float64
+	// Comfort is the DOMAIN §5 comfort index, 0–100.
+	Comfort float64
 }
 
 // Accommodation is a place to sleep. Its price is a range because DOMAIN §6
@@ -84,7 +163,20 @@ const (
 	POIFirstAid POIKind = "first_aid"
 	// POISummit is a summit or pass.
 	POISummit POIKind = "summit"
+	// POIStore is a shop selling food.
+	POIStore POIKind = "store"
+	// POICampsite is a camp site.
+	POICampsite POIKind = "campsite"
+	// POIShelter is a roofed place to sleep (hut, hostel, hotel).
+	POIShelter POIKind = "shelter"
+	// POIToilet is a public toilet.
+	POIToilet POIKind = "toilet"
+	// POIViewpoint is a viewpoint.
+	POIViewpoint POIKind = "viewpoint"
 )
+
+// poiKinds are the kinds validate accepts, in the order errors list them.
+var poiKinds = []POIKind{POIGeneric, POIFood, POIWater, POIFirstAid, POISummit, POIStore, POICampsite, POIShelter, POIToilet, POIViewpoint}
 
 // POI is a point of interest along a stage.
 type POI struct {
@@ -156,10 +248,37 @@ func (s Stage) validate(path string) error {
 		if err := checkLatLon(field, p.Lat, p.Lon); err != nil {
 			return err
 		}
-		switch p.kind() {
-		case POIGeneric, POIFood, POIWater, POIFirstAid, POISummit:
+		if !slices.Contains(poiKinds, p.kind()) {
+			return &InputError{Field: field + ".kind", Problem: fmt.Sprintf("%q is not one of %v", p.Kind, poiKinds)}
+		}
+	}
+	for j, w := range s.Waypoints {
+		if err := checkLatLon(fmt.Sprintf("%s.waypoints[%d]", path, j), w.Lat, w.Lon); err != nil {
+			return err
+		}
+	}
+	for j, r := range s.Resupply {
+		field := fmt.Sprintf("%s.resupply[%d]", path, j)
+		if err := checkLatLon(field, r.Lat, r.Lon); err != nil {
+			return err
+		}
+		switch r.Kind {
+		case ResupplyWater, ResupplyShop, ResupplyFood:
 		default:
-			return &InputError{Field: field + ".kind", Problem: fmt.Sprintf("%q is not one of generic, food, water, first_aid, summit", p.Kind)}
+			return &InputError{Field: field + ".kind", Problem: fmt.Sprintf("%q is not one of water, shop, food", r.Kind)}
+		}
+		if err := nonNegative(field+".at_m", r.AtM); err != nil {
+			return err
+		}
+	}
+	if w := s.Weather; w != nil {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"temp_min_c", w.TempMinC}, {"temp_max_c", w.TempMaxC}, {"precipitation_mm", w.PrecipitationMM}, {"wind_kmh", w.WindKmh}, {"headwind_kmh", w.HeadwindKmh}, {"comfort", w.Comfort}} {
+			if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+				return &InputError{Field: path + ".weather." + f.name, Problem: fmt.Sprintf("%v is not a finite number", f.v)}
+			}
 		}
 	}
 	return nil

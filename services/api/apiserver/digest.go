@@ -181,7 +181,8 @@ func (v view) share(s trip.State, created *time.Time) *roadbookv1.ShareLink {
 	l := &roadbookv1.ShareLink{
 		Code:   s.Share.Code,
 		Url:    v.baseURL + "/s/" + s.Share.Code,
-		GpxUrl: v.baseURL + "/s/" + s.Share.Code + "/trip.gpx",
+		GpxUrl: v.baseURL + "/s/" + s.Share.Code + ".gpx",
+		FitUrl: v.baseURL + "/s/" + s.Share.Code + ".fit",
 	}
 	if created != nil {
 		l.CreatedAt = ts(*created)

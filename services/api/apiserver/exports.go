@@ -38,6 +38,10 @@ func (c *core) exportTrip(ctx context.Context, s trip.State, public bool) (expor
 		if st.StartLabel != "" && st.EndLabel != "" {
 			es.Label = st.StartLabel + " → " + st.EndLabel
 		}
+		es.EndLabel = st.EndLabel
+		for _, w := range st.Waypoints {
+			es.Waypoints = append(es.Waypoints, export.Waypoint{Name: w.Name, Category: w.Category, Lat: w.Location.Lat, Lon: w.Location.Lon})
+		}
 		if !st.Date.IsZero() {
 			es.Date, _ = time.Parse("2006-01-02", st.Date.String())
 		}

@@ -10,6 +10,7 @@ import (
 	"connectrpc.com/connect"
 	"github.com/muktihari/fit/decoder"
 	"github.com/muktihari/fit/profile/filedef"
+	"github.com/muktihari/fit/profile/mesgdef"
 	"github.com/muktihari/fit/profile/typedef"
 	"github.com/stretchr/testify/require"
 
@@ -40,6 +41,19 @@ func TestExportService(t *testing.T) {
 		require.InDelta(t, 59.9, first.PositionLatDegrees(), 0.3, "starts in Oslo")
 		require.InDelta(t, 63.4, last.PositionLatDegrees(), 0.3, "ends in Trondheim")
 		require.InDelta(t, sumStages(d), last.DistanceScaled(), sumStages(d)*0.01)
+		laps, ends := 0, 0
+		for i := range fit.Messages {
+			switch fit.Messages[i].Num {
+			case typedef.MesgNumLap:
+				laps++
+			case typedef.MesgNumCoursePoint:
+				if mesgdef.NewCoursePoint(&fit.Messages[i]).Type == typedef.CoursePointSegmentEnd {
+					ends++
+				}
+			}
+		}
+		require.Equal(t, len(d.Stages), laps, "a lap per day")
+		require.Equal(t, len(d.Stages), ends, "a segment_end course point where each day ends")
 	})
 
 	t.Run("a FIT course of one stage covers only that stage", func(t *testing.T) {
@@ -60,17 +74,18 @@ func TestExportService(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "text/plain; charset=utf-8", resp.Msg.File.ContentType)
 		lines := strings.Split(strings.TrimSuffix(string(resp.Msg.File.Content), "\n"), "\n")
-		require.Len(t, lines, 4+len(d.Stages)+2, "%q", lines)
+		require.Len(t, lines, 5+len(d.Stages)+2, "%q", lines)
 		require.Equal(t, d.Title, lines[0])
 		require.True(t, strings.HasPrefix(lines[1], "Total: "), lines[1])
 		require.Equal(t, "Source: uploaded file", lines[2])
-		require.Empty(t, lines[3])
+		require.Equal(t, "Weather: the trip has no dates, so there is no forecast", lines[3])
+		require.Empty(t, lines[4])
 		for i, st := range d.Stages {
-			line := lines[4+i]
+			line := lines[5+i]
 			require.True(t, strings.HasPrefix(line, fmt.Sprintf("Day %d: %.1f km", i+1, st.DistanceM/1000)), line)
 		}
-		require.True(t, strings.HasSuffix(lines[4+len(d.Stages)-1], "no accommodation (last day), 24–40 €"), lines[4+len(d.Stages)-1])
-		require.Empty(t, lines[4+len(d.Stages)])
+		require.True(t, strings.HasSuffix(lines[5+len(d.Stages)-1], "no accommodation (last day), 24–40 €"), lines[5+len(d.Stages)-1])
+		require.Empty(t, lines[5+len(d.Stages)])
 		require.True(t, strings.HasPrefix(lines[len(lines)-1], "Budget: "), lines[len(lines)-1])
 	})
 

@@ -20,6 +20,8 @@ import (
 //	/s/{code}                      the page
 //	/s/{code}.gpx, /s/{code}.fit   the whole trip
 //	/s/{code}/stages/{n}.gpx|.fit  day n (1-based, as the page numbers days)
+//	/s/{code}/trip.gpx|.fit        the whole trip again (the address share
+//	                               links handed out before carried)
 //
 // They read exactly what the public RPCs read (sharedTrip, the same
 // per-address limit, render with public=true: no times, no author, no
@@ -54,6 +56,24 @@ func (c *core) serveShare(w http.ResponseWriter, r *http.Request) {
 	}
 	pageHeaders(w, "text/html; charset=utf-8", "public, max-age=60")
 	_, _ = w.Write(buf.Bytes())
+}
+
+// serveShareTrip answers /s/{code}/trip.gpx and /s/{code}/trip.fit: the
+// whole trip, as /s/{code}.gpx does.
+func (c *core) serveShareTrip(w http.ResponseWriter, r *http.Request) {
+	code := r.PathValue("code")
+	name, ext := splitExt(r.PathValue("file"))
+	format, ok := shareFormats[ext]
+	if !ok || name != "trip" || format == roadbookv1.ExportFormat_EXPORT_FORMAT_UNSPECIFIED || !validShareCode(code) {
+		c.pageError(w, r, errShareNotFound)
+		return
+	}
+	s, err := c.publicState(r, code)
+	if err != nil {
+		c.pageError(w, r, err)
+		return
+	}
+	c.serveSharedFile(w, r, s, format, nil)
 }
 
 // serveShareStage answers /s/{code}/stages/{file}: one day as a file.

@@ -96,6 +96,8 @@ func withToken(tok string) connect.ClientOption {
 type sharedTrip struct {
 	id, code string
 	state    trip.State
+	// share is the ShareTrip answer (its URLs), when shared.
+	share *roadbookv1.ShareLink
 }
 
 // plannedTrip uploads the fixture for user (days > 0 fixes the dates to
@@ -145,7 +147,7 @@ func (h *browserAPI) plannedTrip(t *testing.T, user, title string, days int, sha
 		shares := roadbookv1connect.NewShareServiceClient(h.http, h.url, withToken(tok))
 		sh, err := shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: out.id, Version: res.State.Version}))
 		require.NoError(t, err)
-		out.code = sh.Msg.Share.Code
+		out.code, out.share = sh.Msg.Share.Code, sh.Msg.Share
 	}
 	return out
 }

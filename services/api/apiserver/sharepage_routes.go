@@ -17,6 +17,7 @@ func (c *core) browserRoutes(mux *http.ServeMux) (http.Handler, error) {
 	}
 	mux.HandleFunc("GET /s/{file}", c.serveShare)
 	mux.HandleFunc("GET /s/{code}/stages/{file}", c.serveShareStage)
+	mux.HandleFunc("GET /s/{code}/{file}", c.serveShareTrip)
 	mux.Handle("GET /trips/{id}/profile.svg", c.cfg.Verifier.Middleware(auth.ScopeRead, http.HandlerFunc(c.serveTripProfile)))
 	return policy.wrap(mux), nil
 }

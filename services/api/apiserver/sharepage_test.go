@@ -17,6 +17,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/muktihari/fit/decoder"
 	"github.com/muktihari/fit/profile/filedef"
+	"github.com/muktihari/fit/profile/mesgdef"
+	"github.com/muktihari/fit/profile/typedef"
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/route"
@@ -38,6 +40,59 @@ func TestSharePage(t *testing.T) {
 		}
 	}
 	require.Greater(t, riding, 2)
+
+	t.Run("the share answer's gpxUrl and fitUrl download what they name: a track and a lap per day", func(t *testing.T) {
+		t.Parallel()
+		require.Equal(t, "https://roadbook.test/s/"+tr.code+".gpx", tr.share.GpxUrl)
+		require.Equal(t, "https://roadbook.test/s/"+tr.code+".fit", tr.share.FitUrl)
+		for _, u := range []string{tr.share.GpxUrl, tr.share.FitUrl, "https://roadbook.test/s/" + tr.code + "/trip.gpx", "https://roadbook.test/s/" + tr.code + "/trip.fit"} {
+			path := strings.TrimPrefix(u, "https://roadbook.test")
+			resp, body := h.get(t, path)
+			require.Equal(t, http.StatusOK, resp.StatusCode, path)
+			if strings.HasSuffix(path, ".gpx") {
+				require.Equal(t, "application/gpx+xml", resp.Header.Get("Content-Type"))
+				var g struct {
+					Trks []struct {
+						Name string `xml:"name"`
+					} `xml:"trk"`
+					Wpts []struct {
+						Type string `xml:"type"`
+					} `xml:"wpt"`
+				}
+				require.NoError(t, xml.Unmarshal([]byte(body), &g))
+				require.Len(t, g.Trks, riding, path)
+				require.True(t, strings.HasPrefix(g.Trks[1].Name, "Day 2"), g.Trks[1].Name)
+				ends := 0
+				for _, w := range g.Wpts {
+					if w.Type == "day_end" {
+						ends++
+					}
+				}
+				require.Equal(t, riding, ends, path)
+				continue
+			}
+			require.Equal(t, "application/vnd.ant.fit", resp.Header.Get("Content-Type"))
+			fit, err := decoder.New(bytes.NewReader([]byte(body))).Decode()
+			require.NoError(t, err)
+			lapCount, segmentEnds := 0, 0
+			for i := range fit.Messages {
+				switch fit.Messages[i].Num {
+				case typedef.MesgNumLap:
+					lapCount++
+				case typedef.MesgNumCoursePoint:
+					if mesgdef.NewCoursePoint(&fit.Messages[i]).Type == typedef.CoursePointSegmentEnd {
+						segmentEnds++
+					}
+				}
+			}
+			require.Equal(t, riding, lapCount, path)
+			require.Equal(t, riding, segmentEnds, path)
+		}
+		for _, bad := range []string{"/s/" + tr.code + "/trip.txt", "/s/" + tr.code + "/other.gpx", "/s/" + tr.code + "/trip"} {
+			resp, _ := h.get(t, bad)
+			require.Equal(t, http.StatusNotFound, resp.StatusCode, bad)
+		}
+	})
 
 	t.Run("renders every day with its profile, the outline and the escaped title", func(t *testing.T) {
 		t.Parallel()

@@ -32,7 +32,10 @@ type ShareLink struct {
 	// Public GPX export URL, which agents hand over instead of file bytes.
 	GpxUrl string `protobuf:"bytes,3,opt,name=gpx_url,json=gpxUrl,proto3" json:"gpx_url,omitempty"`
 	// When the link was created (owner-only; public reads show no timestamps).
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Public FIT course URL (the whole trip, a lap per day), for Garmin and
+	// other FIT devices.
+	FitUrl        string `protobuf:"bytes,5,opt,name=fit_url,json=fitUrl,proto3" json:"fit_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -95,17 +98,25 @@ func (x *ShareLink) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *ShareLink) GetFitUrl() string {
+	if x != nil {
+		return x.FitUrl
+	}
+	return ""
+}
+
 var File_roadbook_v1_share_proto protoreflect.FileDescriptor
 
 const file_roadbook_v1_share_proto_rawDesc = "" +
 	"\n" +
-	"\x17roadbook/v1/share.proto\x12\vroadbook.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x85\x01\n" +
+	"\x17roadbook/v1/share.proto\x12\vroadbook.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9e\x01\n" +
 	"\tShareLink\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x17\n" +
 	"\agpx_url\x18\x03 \x01(\tR\x06gpxUrl\x129\n" +
 	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\xa9\x01\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x17\n" +
+	"\afit_url\x18\x05 \x01(\tR\x06fitUrlB\xa9\x01\n" +
 	"\x0fcom.roadbook.v1B\n" +
 	"ShareProtoP\x01Z=github.com/roadbook/roadbook/proto/gen/roadbook/v1;roadbookv1\xa2\x02\x03RXX\xaa\x02\vRoadbook.V1\xca\x02\vRoadbook\\V1\xe2\x02\x17Roadbook\\V1\\GPBMetadata\xea\x02\fRoadbook::V1b\x06proto3"
 

@@ -292,14 +292,15 @@ type shareTripOut struct {
 	TripID  string `json:"tripId"`
 	Version int64  `json:"version" jsonschema:"unchanged: sharing does not move the version"`
 	URL     string `json:"url" jsonschema:"the public page; hand this address to the person"`
-	GPXURL  string `json:"gpxUrl" jsonschema:"the public GPX download; hand over the address, never the file"`
+	GPXURL  string `json:"gpxUrl" jsonschema:"the public GPX download (a track and waypoints per day); hand over the address, never the file"`
+	FITURL  string `json:"fitUrl,omitempty" jsonschema:"the public FIT course download for Garmin-type devices (a lap and course points per day)"`
 }
 
 func shareTrip() Tool {
 	return define(spec{
 		name: "share_trip", title: "Share a trip", scope: ScopeWrite,
 		annotations: writing("Share a trip", false, false),
-		description: "Creates the trip's public read-only link and returns its address and the address of its GPX download. " +
+		description: "Creates the trip's public read-only link and returns its address and the addresses of its GPX and FIT downloads. " +
 			"Give the person these addresses; never fetch or paste the file. A trip has at most one link: sharing again answers conflict " +
 			"(get_trip shows the current shareUrl). Revoke with unshare_trip. Does not move the version.",
 		input: func(s *jsonschema.Schema) {
@@ -317,6 +318,6 @@ func shareTrip() Tool {
 			return shareTripOut{}, err
 		}
 		sh := resp.Msg.GetShare()
-		return shareTripOut{TripID: in.TripID, Version: resp.Msg.GetVersion(), URL: sh.GetUrl(), GPXURL: sh.GetGpxUrl()}, nil
+		return shareTripOut{TripID: in.TripID, Version: resp.Msg.GetVersion(), URL: sh.GetUrl(), GPXURL: sh.GetGpxUrl(), FITURL: sh.GetFitUrl()}, nil
 	})
 }
