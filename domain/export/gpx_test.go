@@ -188,7 +188,9 @@ func TestWriteTripGPX(t *testing.T) {
 		trip, _ := threeStageTrip(t)
 		trip.Stages[0].Date = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 		for name, write := range map[string]func(*bytes.Buffer) error{
-			"trip":  func(b *bytes.Buffer) error { return export.WriteTripGPX(b, trip, export.GPXOptions{Author: "Ada", Time: time.Unix(0, 0)}) },
+			"trip": func(b *bytes.Buffer) error {
+				return export.WriteTripGPX(b, trip, export.GPXOptions{Author: "Ada", Time: time.Unix(0, 0)})
+			},
 			"day 2": func(b *bytes.Buffer) error { return export.WriteStageGPX(b, trip, 1, export.GPXOptions{}) },
 		} {
 			var buf bytes.Buffer
