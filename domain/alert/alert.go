@@ -108,4 +108,7 @@ type Alert struct {
 	Value float64
 	// Action is the suggested fix, or nil.
 	Action *Action
+	// Metrics are further named figures with their unit in the key (a gap's
+	// "from_km" and "to_km"), beside Value; nil when there are none.
+	Metrics map[string]float64
 }

@@ -18,6 +18,10 @@ const (
 	// CodeWaterGap: more than 30 km of the stage without drinking water near
 	// the route.
 	CodeWaterGap Code = "water_gap"
+	// CodeResupplyClosedAtPassage: the food shops on the way are closed when
+	// the rider passes (their opening_hours at the rider time), leaving more
+	// than 30 km with none open.
+	CodeResupplyClosedAtPassage Code = "resupply_closed_at_passage"
 	// CodeNoBikeShop: no bicycle shop within 2 km of the stage's route.
 	CodeNoBikeShop Code = "no_bike_shop"
 	// CodeNoRailwayStation: no railway station within 10 km of the stage's

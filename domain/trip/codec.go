@@ -214,6 +214,7 @@ func accommodationPB(a Accommodation) *eventsv1.Accommodation {
 		Website:               a.Website,
 		DistanceFromStageEndM: a.DistanceFromStageEndM,
 		CompletenessScore:     a.CompletenessScore,
+		ClosedMonths:          uint32(a.ClosedMonths & 0xFFF),
 	}
 }
 
@@ -230,6 +231,7 @@ func accommodationFrom(pb *eventsv1.Accommodation) Accommodation {
 		Website:               pb.GetWebsite(),
 		DistanceFromStageEndM: pb.GetDistanceFromStageEndM(),
 		CompletenessScore:     pb.GetCompletenessScore(),
+		ClosedMonths:          uint16(pb.GetClosedMonths() & 0xFFF),
 	}
 }
 

@@ -215,6 +215,11 @@ type StageAnalysis struct {
 	// agent needs to decide between waiting and changing the trip. At most
 	// MaxFamilyReasonBytes each (longer ones are cut); none for the others.
 	Reasons map[string]string
+	// Resupply is the day's water and food points; nil when the OSM data
+	// was not looked at.
+	Resupply *Resupply
+	// Weather is the day's weather; nil when there is none.
+	Weather *Weather
 }
 
 // RecordAnalysisFailed is an analysis job's terminal failure.

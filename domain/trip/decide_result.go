@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
@@ -88,6 +89,7 @@ func decideStagesComputed(s State, c RecordStagesComputed) ([]Event, error) {
 		st.Geometry = quantizeLine(st.Geometry)
 		st.Start, st.End = quantize(st.Start), quantize(st.End)
 		st.Waypoints, st.Chosen, st.Offered, st.Alerts, st.Families, st.FamilyReasons = nil, nil, nil, nil, nil, nil
+		st.Resupply, st.Weather = nil, nil
 		stages[i] = st
 	}
 	tmp := s.clone()
@@ -240,6 +242,16 @@ func decideRecordAnalysis(s State, c RecordAnalysis) ([]Event, error) {
 	if len(gone) > 0 {
 		events = append(events, &eventsv1.AnalysisSuperseded{AnalysisId: a.ID, StageContentHashes: gone})
 	}
+	// A long trip's results (resupply points, weather) would make one event
+	// too large for the store: all but the last chunk land as parts, in
+	// the same append.
+	chunks := chunkStageAnalyses(landing, maxAnalysisEventBytes)
+	for _, ch := range chunks[:max(0, len(chunks)-1)] {
+		events = append(events, &eventsv1.AnalysisPartCompleted{AnalysisId: a.ID, Stages: ch})
+	}
+	if len(chunks) > 0 {
+		landing = chunks[len(chunks)-1]
+	}
 	switch {
 	case c.Final:
 		done := &eventsv1.AnalysisCompleted{AnalysisId: a.ID, Stages: landing}
@@ -378,7 +390,37 @@ func stageAnalysisPB(r StageAnalysis) (*eventsv1.StageAnalysis, error) {
 		pb.Families = append(pb.Families, &eventsv1.FamilyAvailability{Family: f, Availability: av,
 			Reason: capBytes(r.Reasons[n], MaxFamilyReasonBytes)})
 	}
+	var err error
+	if pb.Resupply, err = resupplyPB(r.Resupply); err != nil {
+		return nil, err
+	}
+	if pb.Weather, err = weatherPB(r.Weather); err != nil {
+		return nil, err
+	}
 	return pb, nil
+}
+
+// maxAnalysisEventBytes bounds the binary size of the stage results one
+// analysis event carries; their protojson (what the store keeps, at most
+// 1 MiB per event) is about three times larger.
+const maxAnalysisEventBytes = 192 << 10
+
+// chunkStageAnalyses cuts results into runs whose encoded size stays within
+// budget (a single larger result is a run of its own; the event contract
+// bounds it well below the store's limit).
+func chunkStageAnalyses(rs []*eventsv1.StageAnalysis, budget int) [][]*eventsv1.StageAnalysis {
+	var out [][]*eventsv1.StageAnalysis
+	size := 0
+	for _, r := range rs {
+		n := proto.Size(r)
+		if len(out) == 0 || size+n > budget {
+			out = append(out, nil)
+			size = 0
+		}
+		out[len(out)-1] = append(out[len(out)-1], r)
+		size += n
+	}
+	return out
 }
 
 // capBytes truncates s to at most n bytes on a rune boundary.

@@ -324,6 +324,7 @@ func applyAnalysisResults(s State, id string, results []*eventsv1.StageAnalysis)
 		if i := s.stageIndexFor(h, -1); i >= 0 {
 			st := &s.Stages[i]
 			st.Alerts, st.Families, st.FamilyReasons, st.Analyzed = nil, map[string]string{}, nil, true
+			st.Resupply, st.Weather = resupplyFrom(r.GetResupply()), weatherFrom(r.GetWeather())
 			for _, a := range r.GetAlerts() {
 				st.Alerts = append(st.Alerts, alertFrom(a))
 			}

@@ -71,6 +71,7 @@ func normalize(s *State) {
 		if h != st.ContentHash {
 			st.ContentHash = h
 			st.Alerts, st.Families, st.FamilyReasons, st.Analyzed = nil, nil, nil, false
+			st.Resupply, st.Weather = nil, nil
 		}
 		settleDetours(st)
 	}

@@ -162,6 +162,12 @@ type Stage struct {
 	FamilyReasons map[string]string
 	// Analyzed is true once an analysis result for ContentHash landed.
 	Analyzed bool
+	// Resupply is where the day offers water and food (an analysis result
+	// for ContentHash); nil until the OSM data was looked at.
+	Resupply *Resupply
+	// Weather is the day's forecast or typical conditions (an analysis
+	// result for ContentHash); nil when there is none.
+	Weather *Weather
 }
 
 // Waypoint is a POI detour on a stage (DOMAIN §4).
@@ -195,6 +201,15 @@ type Accommodation struct {
 	Website               string
 	DistanceFromStageEndM float64
 	CompletenessScore     float64
+	// ClosedMonths has bit m−1 set for each month m the place may be closed
+	// (opening_hours month ranges, seasonal=yes), whatever the stage's
+	// date, so the seasonal-closure rule reads the current date's month.
+	ClosedMonths uint16
+}
+
+// MayBeClosedIn reports whether the place may be closed in month m (1–12).
+func (a Accommodation) MayBeClosedIn(m int) bool {
+	return m >= 1 && m <= 12 && a.ClosedMonths&(1<<(m-1)) != 0
 }
 
 // ChosenAccommodation is the night a rider picked for a stage.
@@ -399,6 +414,11 @@ func (st Stage) clone() Stage {
 	}
 	st.Families = maps.Clone(st.Families)
 	st.FamilyReasons = maps.Clone(st.FamilyReasons)
+	st.Resupply = st.Resupply.clone()
+	if st.Weather != nil {
+		w := *st.Weather
+		st.Weather = &w
+	}
 	return st
 }
 

@@ -389,6 +389,7 @@ func stageDetail(st trip.Stage, set trip.Settings) *roadbookv1.StageDetail {
 		DistanceM: st.DistanceM, AscentM: st.AscentM, DescentM: st.DescentM,
 		Analyzed: st.Analyzed, ManuallyEdited: st.Origin.Manual(),
 		RiderTime: riderTime(st, set),
+		Resupply:  stageResupplyPB(st, set), Weather: dayWeatherPB(st.Weather),
 	}
 	for _, a := range st.Alerts {
 		d.Alerts = append(d.Alerts, alertPB(a))

@@ -48,6 +48,10 @@ type pageDay struct {
 	Stay              *pageStay
 	Profile           template.HTML
 	GPX, FIT          string
+	// Weather is the day's weather line ("" when none); Resupply its water
+	// and food by kind (sharepage_resupply.go).
+	Weather  string
+	Resupply []pageResupply
 }
 
 // pageAlert is an analysis finding (severity: critical | warning | nudge).
@@ -96,6 +100,7 @@ func (c *core) sharePageView(ctx context.Context, code string, s trip.State) (*s
 				d.Alerts = append(d.Alerts, pageAlert{a.Severity, a.Message})
 			}
 		}
+		d.Weather, d.Resupply = pageWeather(st, len(s.Stages) > 0 && !s.Stages[0].Date.IsZero()), pageResupplyOf(st)
 		if st.Chosen != nil {
 			d.Stay = &pageStay{Name: st.Chosen.Name, Kind: string(st.Chosen.Type), Price: price(st.Chosen.PriceMinEUR, st.Chosen.PriceMaxEUR)}
 		}

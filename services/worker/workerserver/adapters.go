@@ -145,7 +145,8 @@ func (s labelSink) unavailable(ctx context.Context, tripID, geocoder, reason str
 func providerStages(in []trip.Stage) []provider.Stage {
 	out := make([]provider.Stage, len(in))
 	for i, s := range in {
-		out[i] = provider.Stage{Index: s.Index, Start: s.Start, End: s.End, Points: s.Geometry, RestDay: s.RestDay}
+		out[i] = provider.Stage{Index: s.Index, Start: s.Start, End: s.End, Points: s.Geometry, RestDay: s.RestDay,
+			DistanceM: s.DistanceM, AscentM: s.AscentM}
 		if !s.Date.IsZero() {
 			out[i].Date, _ = time.Parse(time.DateOnly, s.Date.String())
 		}
@@ -162,14 +163,18 @@ type familyProvider struct {
 	a      *provider.Analyzer
 	family alert.RuleFamily
 	events []string
+	// holiday says whether a date is a public holiday at a point (for the
+	// opening hours of resupply points); nil: none known.
+	holiday func(lat, lon float64, date time.Time) bool
 }
 
 // Families implements consumer.Provider.
 func (p familyProvider) Families() []string { return p.events }
 
 // Analyze implements consumer.Provider.
-func (p familyProvider) Analyze(ctx context.Context, _ trip.State, stages []trip.Stage) (consumer.ProviderResult, error) {
-	res, err := p.a.Analyze(ctx, providerStages(stages))
+func (p familyProvider) Analyze(ctx context.Context, t trip.State, stages []trip.Stage) (consumer.ProviderResult, error) {
+	rider := provider.Rider{AverageSpeedKmh: t.Settings.AverageSpeedKmH, DepartureHour: t.Settings.DepartureHour, Holiday: p.holiday}
+	res, err := p.a.AnalyzeTrip(ctx, providerStages(stages), rider)
 	if err != nil {
 		return consumer.ProviderResult{}, err
 	}
@@ -182,7 +187,12 @@ func (p familyProvider) Analyze(ctx context.Context, _ trip.State, stages []trip
 	for _, s := range stages {
 		hashByIndex[s.Index] = s.ContentHash
 	}
-	out := consumer.ProviderResult{StageAlerts: map[string][]trip.Alert{}}
+	out := consumer.ProviderResult{StageAlerts: map[string][]trip.Alert{}, Resupply: map[string]*trip.Resupply{}}
+	for i, r := range res.Resupply {
+		if h, ok := hashByIndex[i]; ok {
+			out.Resupply[h] = tripResupply(r)
+		}
+	}
 	for _, a := range res.Alerts {
 		family := provider.EventFamily(a.Code)
 		if family == "" {
@@ -204,10 +214,30 @@ func tripAlert(a alert.Alert, family string) trip.Alert {
 	if a.HasPoint {
 		t.Location = &route.Point{Lat: a.Lat, Lon: a.Lon}
 	}
-	if a.Value != 0 {
-		t.Metrics = map[string]float64{"value": a.Value}
+	if a.Value != 0 || len(a.Metrics) > 0 {
+		t.Metrics = map[string]float64{}
+		if a.Value != 0 {
+			t.Metrics["value"] = a.Value
+		}
+		for k, v := range a.Metrics {
+			t.Metrics[k] = v
+		}
 	}
 	return t
+}
+
+// tripResupply maps a stage's resupply points to the trip's result.
+func tripResupply(r provider.StageResupply) *trip.Resupply {
+	out := &trip.Resupply{SegmentM: alert.ResupplySegmentM}
+	for _, p := range r.Points {
+		out.Points = append(out.Points, trip.ResupplyPoint{Kind: string(p.Kind), Name: p.Name,
+			Location: route.Point{Lat: p.Lat, Lon: p.Lon}, AtM: p.AtM, OffRouteM: p.OffRouteM,
+			OpeningHours: p.OpeningHours, Open: string(p.Open)})
+	}
+	for _, o := range r.Omitted {
+		out.Omitted = append(out.Omitted, trip.ResupplyOmitted{Segment: o.Segment, Kind: string(o.Kind), Count: o.Count})
+	}
+	return out
 }
 
 // accommodationFinder searches and shortlists accommodations with Overpass.

@@ -106,6 +106,8 @@ const (
 	RuleFamily_RULE_FAMILY_CULTURE RuleFamily = 10
 	// Headwind and comfort index.
 	RuleFamily_RULE_FAMILY_WEATHER RuleFamily = 11
+	// Country borders crossed (offline).
+	RuleFamily_RULE_FAMILY_BORDERS RuleFamily = 12
 )
 
 // Enum value maps for RuleFamily.
@@ -123,6 +125,7 @@ var (
 		9:  "RULE_FAMILY_CROSSINGS",
 		10: "RULE_FAMILY_CULTURE",
 		11: "RULE_FAMILY_WEATHER",
+		12: "RULE_FAMILY_BORDERS",
 	}
 	RuleFamily_value = map[string]int32{
 		"RULE_FAMILY_UNSPECIFIED": 0,
@@ -137,6 +140,7 @@ var (
 		"RULE_FAMILY_CROSSINGS":   9,
 		"RULE_FAMILY_CULTURE":     10,
 		"RULE_FAMILY_WEATHER":     11,
+		"RULE_FAMILY_BORDERS":     12,
 	}
 )
 
@@ -592,7 +596,7 @@ const file_roadbook_v1_alert_proto_rawDesc = "" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11SEVERITY_CRITICAL\x10\x01\x12\x14\n" +
 	"\x10SEVERITY_WARNING\x10\x02\x12\x12\n" +
-	"\x0eSEVERITY_NUDGE\x10\x03*\xc2\x02\n" +
+	"\x0eSEVERITY_NUDGE\x10\x03*\xdb\x02\n" +
 	"\n" +
 	"RuleFamily\x12\x1b\n" +
 	"\x17RULE_FAMILY_UNSPECIFIED\x10\x00\x12\x18\n" +
@@ -607,7 +611,8 @@ const file_roadbook_v1_alert_proto_rawDesc = "" +
 	"\x15RULE_FAMILY_CROSSINGS\x10\t\x12\x17\n" +
 	"\x13RULE_FAMILY_CULTURE\x10\n" +
 	"\x12\x17\n" +
-	"\x13RULE_FAMILY_WEATHER\x10\v*\xb3\x01\n" +
+	"\x13RULE_FAMILY_WEATHER\x10\v\x12\x17\n" +
+	"\x13RULE_FAMILY_BORDERS\x10\f*\xb3\x01\n" +
 	"\x14ProviderAvailability\x12%\n" +
 	"!PROVIDER_AVAILABILITY_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fPROVIDER_AVAILABILITY_AVAILABLE\x10\x01\x12(\n" +

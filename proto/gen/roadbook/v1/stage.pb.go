@@ -22,6 +22,170 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ResupplyKind is what a resupply point offers.
+type ResupplyKind int32
+
+const (
+	// Never sent.
+	ResupplyKind_RESUPPLY_KIND_UNSPECIFIED ResupplyKind = 0
+	// Drinking water (tap, fountain, spring).
+	ResupplyKind_RESUPPLY_KIND_WATER ResupplyKind = 1
+	// A shop selling food (supermarket, convenience, bakery…).
+	ResupplyKind_RESUPPLY_KIND_SHOP ResupplyKind = 2
+	// A café, restaurant or fast food.
+	ResupplyKind_RESUPPLY_KIND_FOOD ResupplyKind = 3
+)
+
+// Enum value maps for ResupplyKind.
+var (
+	ResupplyKind_name = map[int32]string{
+		0: "RESUPPLY_KIND_UNSPECIFIED",
+		1: "RESUPPLY_KIND_WATER",
+		2: "RESUPPLY_KIND_SHOP",
+		3: "RESUPPLY_KIND_FOOD",
+	}
+	ResupplyKind_value = map[string]int32{
+		"RESUPPLY_KIND_UNSPECIFIED": 0,
+		"RESUPPLY_KIND_WATER":       1,
+		"RESUPPLY_KIND_SHOP":        2,
+		"RESUPPLY_KIND_FOOD":        3,
+	}
+)
+
+func (x ResupplyKind) Enum() *ResupplyKind {
+	p := new(ResupplyKind)
+	*p = x
+	return p
+}
+
+func (x ResupplyKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ResupplyKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_roadbook_v1_stage_proto_enumTypes[0].Descriptor()
+}
+
+func (ResupplyKind) Type() protoreflect.EnumType {
+	return &file_roadbook_v1_stage_proto_enumTypes[0]
+}
+
+func (x ResupplyKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ResupplyKind.Descriptor instead.
+func (ResupplyKind) EnumDescriptor() ([]byte, []int) {
+	return file_roadbook_v1_stage_proto_rawDescGZIP(), []int{0}
+}
+
+// OpenAtPassage says whether a place is open when the rider passes.
+type OpenAtPassage int32
+
+const (
+	// Unknown: no hours tagged, no date, or unreadable hours.
+	OpenAtPassage_OPEN_AT_PASSAGE_UNSPECIFIED OpenAtPassage = 0
+	// Open then.
+	OpenAtPassage_OPEN_AT_PASSAGE_OPEN OpenAtPassage = 1
+	// Closed then.
+	OpenAtPassage_OPEN_AT_PASSAGE_CLOSED OpenAtPassage = 2
+)
+
+// Enum value maps for OpenAtPassage.
+var (
+	OpenAtPassage_name = map[int32]string{
+		0: "OPEN_AT_PASSAGE_UNSPECIFIED",
+		1: "OPEN_AT_PASSAGE_OPEN",
+		2: "OPEN_AT_PASSAGE_CLOSED",
+	}
+	OpenAtPassage_value = map[string]int32{
+		"OPEN_AT_PASSAGE_UNSPECIFIED": 0,
+		"OPEN_AT_PASSAGE_OPEN":        1,
+		"OPEN_AT_PASSAGE_CLOSED":      2,
+	}
+)
+
+func (x OpenAtPassage) Enum() *OpenAtPassage {
+	p := new(OpenAtPassage)
+	*p = x
+	return p
+}
+
+func (x OpenAtPassage) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OpenAtPassage) Descriptor() protoreflect.EnumDescriptor {
+	return file_roadbook_v1_stage_proto_enumTypes[1].Descriptor()
+}
+
+func (OpenAtPassage) Type() protoreflect.EnumType {
+	return &file_roadbook_v1_stage_proto_enumTypes[1]
+}
+
+func (x OpenAtPassage) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OpenAtPassage.Descriptor instead.
+func (OpenAtPassage) EnumDescriptor() ([]byte, []int) {
+	return file_roadbook_v1_stage_proto_rawDescGZIP(), []int{1}
+}
+
+// WeatherSource says what a day's weather is.
+type WeatherSource int32
+
+const (
+	// Never sent.
+	WeatherSource_WEATHER_SOURCE_UNSPECIFIED WeatherSource = 0
+	// A forecast for the date.
+	WeatherSource_WEATHER_SOURCE_FORECAST WeatherSource = 1
+	// Typical conditions for the place and date over past years: not a
+	// forecast.
+	WeatherSource_WEATHER_SOURCE_TYPICAL WeatherSource = 2
+)
+
+// Enum value maps for WeatherSource.
+var (
+	WeatherSource_name = map[int32]string{
+		0: "WEATHER_SOURCE_UNSPECIFIED",
+		1: "WEATHER_SOURCE_FORECAST",
+		2: "WEATHER_SOURCE_TYPICAL",
+	}
+	WeatherSource_value = map[string]int32{
+		"WEATHER_SOURCE_UNSPECIFIED": 0,
+		"WEATHER_SOURCE_FORECAST":    1,
+		"WEATHER_SOURCE_TYPICAL":     2,
+	}
+)
+
+func (x WeatherSource) Enum() *WeatherSource {
+	p := new(WeatherSource)
+	*p = x
+	return p
+}
+
+func (x WeatherSource) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WeatherSource) Descriptor() protoreflect.EnumDescriptor {
+	return file_roadbook_v1_stage_proto_enumTypes[2].Descriptor()
+}
+
+func (WeatherSource) Type() protoreflect.EnumType {
+	return &file_roadbook_v1_stage_proto_enumTypes[2]
+}
+
+func (x WeatherSource) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WeatherSource.Descriptor instead.
+func (WeatherSource) EnumDescriptor() ([]byte, []int) {
+	return file_roadbook_v1_stage_proto_rawDescGZIP(), []int{2}
+}
+
 // Waypoint is a POI detour stored on a stage (DOMAIN §4).
 type Waypoint struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -235,8 +399,14 @@ type StageDetail struct {
 	Waypoints []*Waypoint `protobuf:"bytes,17,rep,name=waypoints,proto3" json:"waypoints,omitempty"`
 	// Whether the stage was made or changed by hand (lost on re-pacing).
 	ManuallyEdited bool `protobuf:"varint,18,opt,name=manually_edited,json=manuallyEdited,proto3" json:"manually_edited,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Where to refill water and buy food along the day; absent until the
+	// analysis looked at OSM data (see families: resupply).
+	Resupply *StageResupply `protobuf:"bytes,19,opt,name=resupply,proto3" json:"resupply,omitempty"`
+	// The day's weather; absent when there is none (families: weather says
+	// why, e.g. "the trip has no dates to forecast").
+	Weather       *DayWeather `protobuf:"bytes,20,opt,name=weather,proto3" json:"weather,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StageDetail) Reset() {
@@ -395,6 +565,413 @@ func (x *StageDetail) GetManuallyEdited() bool {
 	return false
 }
 
+func (x *StageDetail) GetResupply() *StageResupply {
+	if x != nil {
+		return x.Resupply
+	}
+	return nil
+}
+
+func (x *StageDetail) GetWeather() *DayWeather {
+	if x != nil {
+		return x.Weather
+	}
+	return nil
+}
+
+// ResupplyPoint is one place along the day to refill water or buy food.
+type ResupplyPoint struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What it offers.
+	Kind ResupplyKind `protobuf:"varint,1,opt,name=kind,proto3,enum=roadbook.v1.ResupplyKind" json:"kind,omitempty"`
+	// Name (third-party text); empty for many water taps.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Where it is.
+	Location *LatLon `protobuf:"bytes,3,opt,name=location,proto3" json:"location,omitempty"`
+	// Distance along the day where the route passes it, in metres.
+	AtM float64 `protobuf:"fixed64,4,opt,name=at_m,json=atM,proto3" json:"at_m,omitempty"`
+	// Distance from the route, in metres.
+	OffRouteM float64 `protobuf:"fixed64,5,opt,name=off_route_m,json=offRouteM,proto3" json:"off_route_m,omitempty"`
+	// OSM opening_hours when tagged (third-party text).
+	OpeningHours string `protobuf:"bytes,6,opt,name=opening_hours,json=openingHours,proto3" json:"opening_hours,omitempty"`
+	// Whether it is open at the rider's estimated time of passage.
+	OpenAtPassage OpenAtPassage `protobuf:"varint,7,opt,name=open_at_passage,json=openAtPassage,proto3,enum=roadbook.v1.OpenAtPassage" json:"open_at_passage,omitempty"`
+	// The estimated time of passage, minutes after local midnight.
+	PassageMinuteOfDay uint32 `protobuf:"varint,8,opt,name=passage_minute_of_day,json=passageMinuteOfDay,proto3" json:"passage_minute_of_day,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *ResupplyPoint) Reset() {
+	*x = ResupplyPoint{}
+	mi := &file_roadbook_v1_stage_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResupplyPoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResupplyPoint) ProtoMessage() {}
+
+func (x *ResupplyPoint) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_v1_stage_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResupplyPoint.ProtoReflect.Descriptor instead.
+func (*ResupplyPoint) Descriptor() ([]byte, []int) {
+	return file_roadbook_v1_stage_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ResupplyPoint) GetKind() ResupplyKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ResupplyKind_RESUPPLY_KIND_UNSPECIFIED
+}
+
+func (x *ResupplyPoint) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ResupplyPoint) GetLocation() *LatLon {
+	if x != nil {
+		return x.Location
+	}
+	return nil
+}
+
+func (x *ResupplyPoint) GetAtM() float64 {
+	if x != nil {
+		return x.AtM
+	}
+	return 0
+}
+
+func (x *ResupplyPoint) GetOffRouteM() float64 {
+	if x != nil {
+		return x.OffRouteM
+	}
+	return 0
+}
+
+func (x *ResupplyPoint) GetOpeningHours() string {
+	if x != nil {
+		return x.OpeningHours
+	}
+	return ""
+}
+
+func (x *ResupplyPoint) GetOpenAtPassage() OpenAtPassage {
+	if x != nil {
+		return x.OpenAtPassage
+	}
+	return OpenAtPassage_OPEN_AT_PASSAGE_UNSPECIFIED
+}
+
+func (x *ResupplyPoint) GetPassageMinuteOfDay() uint32 {
+	if x != nil {
+		return x.PassageMinuteOfDay
+	}
+	return 0
+}
+
+// ResupplyOmitted counts points found but not kept in one stretch.
+type ResupplyOmitted struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The stretch, in metres along the day.
+	FromM float64 `protobuf:"fixed64,1,opt,name=from_m,json=fromM,proto3" json:"from_m,omitempty"`
+	// Its end, in metres along the day.
+	ToM float64 `protobuf:"fixed64,2,opt,name=to_m,json=toM,proto3" json:"to_m,omitempty"`
+	// Their kind.
+	Kind ResupplyKind `protobuf:"varint,3,opt,name=kind,proto3,enum=roadbook.v1.ResupplyKind" json:"kind,omitempty"`
+	// How many more.
+	Count         uint32 `protobuf:"varint,4,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResupplyOmitted) Reset() {
+	*x = ResupplyOmitted{}
+	mi := &file_roadbook_v1_stage_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResupplyOmitted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResupplyOmitted) ProtoMessage() {}
+
+func (x *ResupplyOmitted) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_v1_stage_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResupplyOmitted.ProtoReflect.Descriptor instead.
+func (*ResupplyOmitted) Descriptor() ([]byte, []int) {
+	return file_roadbook_v1_stage_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ResupplyOmitted) GetFromM() float64 {
+	if x != nil {
+		return x.FromM
+	}
+	return 0
+}
+
+func (x *ResupplyOmitted) GetToM() float64 {
+	if x != nil {
+		return x.ToM
+	}
+	return 0
+}
+
+func (x *ResupplyOmitted) GetKind() ResupplyKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ResupplyKind_RESUPPLY_KIND_UNSPECIFIED
+}
+
+func (x *ResupplyOmitted) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// StageResupply is the nearest few resupply points of each kind in every
+// stretch of segment_m along the day, in route order, with counts of the
+// rest.
+type StageResupply struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Stretch length in metres.
+	SegmentM float64 `protobuf:"fixed64,1,opt,name=segment_m,json=segmentM,proto3" json:"segment_m,omitempty"`
+	// The points, in route order.
+	Points []*ResupplyPoint `protobuf:"bytes,2,rep,name=points,proto3" json:"points,omitempty"`
+	// Points found but not listed, per stretch and kind.
+	Omitted       []*ResupplyOmitted `protobuf:"bytes,3,rep,name=omitted,proto3" json:"omitted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StageResupply) Reset() {
+	*x = StageResupply{}
+	mi := &file_roadbook_v1_stage_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StageResupply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StageResupply) ProtoMessage() {}
+
+func (x *StageResupply) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_v1_stage_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StageResupply.ProtoReflect.Descriptor instead.
+func (*StageResupply) Descriptor() ([]byte, []int) {
+	return file_roadbook_v1_stage_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *StageResupply) GetSegmentM() float64 {
+	if x != nil {
+		return x.SegmentM
+	}
+	return 0
+}
+
+func (x *StageResupply) GetPoints() []*ResupplyPoint {
+	if x != nil {
+		return x.Points
+	}
+	return nil
+}
+
+func (x *StageResupply) GetOmitted() []*ResupplyOmitted {
+	if x != nil {
+		return x.Omitted
+	}
+	return nil
+}
+
+// DayWeather is one day's weather.
+type DayWeather struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Forecast or typical.
+	Source WeatherSource `protobuf:"varint,1,opt,name=source,proto3,enum=roadbook.v1.WeatherSource" json:"source,omitempty"`
+	// Where it is for (the middle of the day's route).
+	Location *LatLon `protobuf:"bytes,2,opt,name=location,proto3" json:"location,omitempty"`
+	// Minimum temperature, °C.
+	TemperatureMinC float64 `protobuf:"fixed64,3,opt,name=temperature_min_c,json=temperatureMinC,proto3" json:"temperature_min_c,omitempty"`
+	// Maximum temperature, °C.
+	TemperatureMaxC float64 `protobuf:"fixed64,4,opt,name=temperature_max_c,json=temperatureMaxC,proto3" json:"temperature_max_c,omitempty"`
+	// Precipitation, mm.
+	PrecipitationMm float64 `protobuf:"fixed64,5,opt,name=precipitation_mm,json=precipitationMm,proto3" json:"precipitation_mm,omitempty"`
+	// Chance of precipitation, 0–100.
+	PrecipitationProbabilityPct float64 `protobuf:"fixed64,6,opt,name=precipitation_probability_pct,json=precipitationProbabilityPct,proto3" json:"precipitation_probability_pct,omitempty"`
+	// Maximum wind speed, km/h.
+	WindMaxKmh float64 `protobuf:"fixed64,7,opt,name=wind_max_kmh,json=windMaxKmh,proto3" json:"wind_max_kmh,omitempty"`
+	// Direction the wind blows from, degrees clockwise from north.
+	WindFromDeg float64 `protobuf:"fixed64,8,opt,name=wind_from_deg,json=windFromDeg,proto3" json:"wind_from_deg,omitempty"`
+	// Wind component against the day's heading, km/h (negative: tailwind).
+	HeadwindKmh float64 `protobuf:"fixed64,9,opt,name=headwind_kmh,json=headwindKmh,proto3" json:"headwind_kmh,omitempty"`
+	// Relative humidity, 0–100.
+	HumidityPct float64 `protobuf:"fixed64,10,opt,name=humidity_pct,json=humidityPct,proto3" json:"humidity_pct,omitempty"`
+	// DOMAIN §5 comfort index, 0–100.
+	Comfort float64 `protobuf:"fixed64,11,opt,name=comfort,proto3" json:"comfort,omitempty"`
+	// For typical conditions: how many past years were averaged.
+	TypicalYears  uint32 `protobuf:"varint,12,opt,name=typical_years,json=typicalYears,proto3" json:"typical_years,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DayWeather) Reset() {
+	*x = DayWeather{}
+	mi := &file_roadbook_v1_stage_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DayWeather) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DayWeather) ProtoMessage() {}
+
+func (x *DayWeather) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_v1_stage_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DayWeather.ProtoReflect.Descriptor instead.
+func (*DayWeather) Descriptor() ([]byte, []int) {
+	return file_roadbook_v1_stage_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *DayWeather) GetSource() WeatherSource {
+	if x != nil {
+		return x.Source
+	}
+	return WeatherSource_WEATHER_SOURCE_UNSPECIFIED
+}
+
+func (x *DayWeather) GetLocation() *LatLon {
+	if x != nil {
+		return x.Location
+	}
+	return nil
+}
+
+func (x *DayWeather) GetTemperatureMinC() float64 {
+	if x != nil {
+		return x.TemperatureMinC
+	}
+	return 0
+}
+
+func (x *DayWeather) GetTemperatureMaxC() float64 {
+	if x != nil {
+		return x.TemperatureMaxC
+	}
+	return 0
+}
+
+func (x *DayWeather) GetPrecipitationMm() float64 {
+	if x != nil {
+		return x.PrecipitationMm
+	}
+	return 0
+}
+
+func (x *DayWeather) GetPrecipitationProbabilityPct() float64 {
+	if x != nil {
+		return x.PrecipitationProbabilityPct
+	}
+	return 0
+}
+
+func (x *DayWeather) GetWindMaxKmh() float64 {
+	if x != nil {
+		return x.WindMaxKmh
+	}
+	return 0
+}
+
+func (x *DayWeather) GetWindFromDeg() float64 {
+	if x != nil {
+		return x.WindFromDeg
+	}
+	return 0
+}
+
+func (x *DayWeather) GetHeadwindKmh() float64 {
+	if x != nil {
+		return x.HeadwindKmh
+	}
+	return 0
+}
+
+func (x *DayWeather) GetHumidityPct() float64 {
+	if x != nil {
+		return x.HumidityPct
+	}
+	return 0
+}
+
+func (x *DayWeather) GetComfort() float64 {
+	if x != nil {
+		return x.Comfort
+	}
+	return 0
+}
+
+func (x *DayWeather) GetTypicalYears() uint32 {
+	if x != nil {
+		return x.TypicalYears
+	}
+	return 0
+}
+
 var File_roadbook_v1_stage_proto protoreflect.FileDescriptor
 
 const file_roadbook_v1_stage_proto_rawDesc = "" +
@@ -413,7 +990,7 @@ const file_roadbook_v1_stage_proto_rawDesc = "" +
 	"\x15arrival_minute_of_day\x18\x02 \x01(\rR\x12arrivalMinuteOfDay\x12B\n" +
 	"\x0friding_duration\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x0eridingDuration\x12@\n" +
 	"\x0ebreak_duration\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\rbreakDuration\x126\n" +
-	"\x18effective_speed_km_per_h\x18\x05 \x01(\x01R\x14effectiveSpeedKmPerH\"\xf9\x05\n" +
+	"\x18effective_speed_km_per_h\x18\x05 \x01(\x01R\x14effectiveSpeedKmPerH\"\xe4\x06\n" +
 	"\vStageDetail\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
 	"\x04date\x18\x02 \x01(\tR\x04date\x12\x19\n" +
@@ -436,7 +1013,56 @@ const file_roadbook_v1_stage_proto_rawDesc = "" +
 	"\x18accommodation_candidates\x18\x0f \x03(\v2\x1a.roadbook.v1.AccommodationR\x17accommodationCandidates\x12M\n" +
 	"\x14chosen_accommodation\x18\x10 \x01(\v2\x1a.roadbook.v1.AccommodationR\x13chosenAccommodation\x123\n" +
 	"\twaypoints\x18\x11 \x03(\v2\x15.roadbook.v1.WaypointR\twaypoints\x12'\n" +
-	"\x0fmanually_edited\x18\x12 \x01(\bR\x0emanuallyEditedB\xa9\x01\n" +
+	"\x0fmanually_edited\x18\x12 \x01(\bR\x0emanuallyEdited\x126\n" +
+	"\bresupply\x18\x13 \x01(\v2\x1a.roadbook.v1.StageResupplyR\bresupply\x121\n" +
+	"\aweather\x18\x14 \x01(\v2\x17.roadbook.v1.DayWeatherR\aweather\"\xd2\x02\n" +
+	"\rResupplyPoint\x12-\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x19.roadbook.v1.ResupplyKindR\x04kind\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12/\n" +
+	"\blocation\x18\x03 \x01(\v2\x13.roadbook.v1.LatLonR\blocation\x12\x11\n" +
+	"\x04at_m\x18\x04 \x01(\x01R\x03atM\x12\x1e\n" +
+	"\voff_route_m\x18\x05 \x01(\x01R\toffRouteM\x12#\n" +
+	"\ropening_hours\x18\x06 \x01(\tR\fopeningHours\x12B\n" +
+	"\x0fopen_at_passage\x18\a \x01(\x0e2\x1a.roadbook.v1.OpenAtPassageR\ropenAtPassage\x121\n" +
+	"\x15passage_minute_of_day\x18\b \x01(\rR\x12passageMinuteOfDay\"\x80\x01\n" +
+	"\x0fResupplyOmitted\x12\x15\n" +
+	"\x06from_m\x18\x01 \x01(\x01R\x05fromM\x12\x11\n" +
+	"\x04to_m\x18\x02 \x01(\x01R\x03toM\x12-\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x19.roadbook.v1.ResupplyKindR\x04kind\x12\x14\n" +
+	"\x05count\x18\x04 \x01(\rR\x05count\"\x98\x01\n" +
+	"\rStageResupply\x12\x1b\n" +
+	"\tsegment_m\x18\x01 \x01(\x01R\bsegmentM\x122\n" +
+	"\x06points\x18\x02 \x03(\v2\x1a.roadbook.v1.ResupplyPointR\x06points\x126\n" +
+	"\aomitted\x18\x03 \x03(\v2\x1c.roadbook.v1.ResupplyOmittedR\aomitted\"\x83\x04\n" +
+	"\n" +
+	"DayWeather\x122\n" +
+	"\x06source\x18\x01 \x01(\x0e2\x1a.roadbook.v1.WeatherSourceR\x06source\x12/\n" +
+	"\blocation\x18\x02 \x01(\v2\x13.roadbook.v1.LatLonR\blocation\x12*\n" +
+	"\x11temperature_min_c\x18\x03 \x01(\x01R\x0ftemperatureMinC\x12*\n" +
+	"\x11temperature_max_c\x18\x04 \x01(\x01R\x0ftemperatureMaxC\x12)\n" +
+	"\x10precipitation_mm\x18\x05 \x01(\x01R\x0fprecipitationMm\x12B\n" +
+	"\x1dprecipitation_probability_pct\x18\x06 \x01(\x01R\x1bprecipitationProbabilityPct\x12 \n" +
+	"\fwind_max_kmh\x18\a \x01(\x01R\n" +
+	"windMaxKmh\x12\"\n" +
+	"\rwind_from_deg\x18\b \x01(\x01R\vwindFromDeg\x12!\n" +
+	"\fheadwind_kmh\x18\t \x01(\x01R\vheadwindKmh\x12!\n" +
+	"\fhumidity_pct\x18\n" +
+	" \x01(\x01R\vhumidityPct\x12\x18\n" +
+	"\acomfort\x18\v \x01(\x01R\acomfort\x12#\n" +
+	"\rtypical_years\x18\f \x01(\rR\ftypicalYears*v\n" +
+	"\fResupplyKind\x12\x1d\n" +
+	"\x19RESUPPLY_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13RESUPPLY_KIND_WATER\x10\x01\x12\x16\n" +
+	"\x12RESUPPLY_KIND_SHOP\x10\x02\x12\x16\n" +
+	"\x12RESUPPLY_KIND_FOOD\x10\x03*f\n" +
+	"\rOpenAtPassage\x12\x1f\n" +
+	"\x1bOPEN_AT_PASSAGE_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14OPEN_AT_PASSAGE_OPEN\x10\x01\x12\x1a\n" +
+	"\x16OPEN_AT_PASSAGE_CLOSED\x10\x02*h\n" +
+	"\rWeatherSource\x12\x1e\n" +
+	"\x1aWEATHER_SOURCE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17WEATHER_SOURCE_FORECAST\x10\x01\x12\x1a\n" +
+	"\x16WEATHER_SOURCE_TYPICAL\x10\x02B\xa9\x01\n" +
 	"\x0fcom.roadbook.v1B\n" +
 	"StageProtoP\x01Z=github.com/roadbook/roadbook/proto/gen/roadbook/v1;roadbookv1\xa2\x02\x03RXX\xaa\x02\vRoadbook.V1\xca\x02\vRoadbook\\V1\xe2\x02\x17Roadbook\\V1\\GPBMetadata\xea\x02\fRoadbook::V1b\x06proto3"
 
@@ -452,34 +1078,52 @@ func file_roadbook_v1_stage_proto_rawDescGZIP() []byte {
 	return file_roadbook_v1_stage_proto_rawDescData
 }
 
-var file_roadbook_v1_stage_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_roadbook_v1_stage_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_roadbook_v1_stage_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_roadbook_v1_stage_proto_goTypes = []any{
-	(*Waypoint)(nil),            // 0: roadbook.v1.Waypoint
-	(*RiderTime)(nil),           // 1: roadbook.v1.RiderTime
-	(*StageDetail)(nil),         // 2: roadbook.v1.StageDetail
-	(*LatLon)(nil),              // 3: roadbook.v1.LatLon
-	(*durationpb.Duration)(nil), // 4: google.protobuf.Duration
-	(*Alert)(nil),               // 5: roadbook.v1.Alert
-	(*FamilyAvailability)(nil),  // 6: roadbook.v1.FamilyAvailability
-	(*Accommodation)(nil),       // 7: roadbook.v1.Accommodation
+	(ResupplyKind)(0),           // 0: roadbook.v1.ResupplyKind
+	(OpenAtPassage)(0),          // 1: roadbook.v1.OpenAtPassage
+	(WeatherSource)(0),          // 2: roadbook.v1.WeatherSource
+	(*Waypoint)(nil),            // 3: roadbook.v1.Waypoint
+	(*RiderTime)(nil),           // 4: roadbook.v1.RiderTime
+	(*StageDetail)(nil),         // 5: roadbook.v1.StageDetail
+	(*ResupplyPoint)(nil),       // 6: roadbook.v1.ResupplyPoint
+	(*ResupplyOmitted)(nil),     // 7: roadbook.v1.ResupplyOmitted
+	(*StageResupply)(nil),       // 8: roadbook.v1.StageResupply
+	(*DayWeather)(nil),          // 9: roadbook.v1.DayWeather
+	(*LatLon)(nil),              // 10: roadbook.v1.LatLon
+	(*durationpb.Duration)(nil), // 11: google.protobuf.Duration
+	(*Alert)(nil),               // 12: roadbook.v1.Alert
+	(*FamilyAvailability)(nil),  // 13: roadbook.v1.FamilyAvailability
+	(*Accommodation)(nil),       // 14: roadbook.v1.Accommodation
 }
 var file_roadbook_v1_stage_proto_depIdxs = []int32{
-	3,  // 0: roadbook.v1.Waypoint.location:type_name -> roadbook.v1.LatLon
-	4,  // 1: roadbook.v1.RiderTime.riding_duration:type_name -> google.protobuf.Duration
-	4,  // 2: roadbook.v1.RiderTime.break_duration:type_name -> google.protobuf.Duration
-	3,  // 3: roadbook.v1.StageDetail.start:type_name -> roadbook.v1.LatLon
-	3,  // 4: roadbook.v1.StageDetail.end:type_name -> roadbook.v1.LatLon
-	1,  // 5: roadbook.v1.StageDetail.rider_time:type_name -> roadbook.v1.RiderTime
-	5,  // 6: roadbook.v1.StageDetail.alerts:type_name -> roadbook.v1.Alert
-	6,  // 7: roadbook.v1.StageDetail.families:type_name -> roadbook.v1.FamilyAvailability
-	7,  // 8: roadbook.v1.StageDetail.accommodation_candidates:type_name -> roadbook.v1.Accommodation
-	7,  // 9: roadbook.v1.StageDetail.chosen_accommodation:type_name -> roadbook.v1.Accommodation
-	0,  // 10: roadbook.v1.StageDetail.waypoints:type_name -> roadbook.v1.Waypoint
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	10, // 0: roadbook.v1.Waypoint.location:type_name -> roadbook.v1.LatLon
+	11, // 1: roadbook.v1.RiderTime.riding_duration:type_name -> google.protobuf.Duration
+	11, // 2: roadbook.v1.RiderTime.break_duration:type_name -> google.protobuf.Duration
+	10, // 3: roadbook.v1.StageDetail.start:type_name -> roadbook.v1.LatLon
+	10, // 4: roadbook.v1.StageDetail.end:type_name -> roadbook.v1.LatLon
+	4,  // 5: roadbook.v1.StageDetail.rider_time:type_name -> roadbook.v1.RiderTime
+	12, // 6: roadbook.v1.StageDetail.alerts:type_name -> roadbook.v1.Alert
+	13, // 7: roadbook.v1.StageDetail.families:type_name -> roadbook.v1.FamilyAvailability
+	14, // 8: roadbook.v1.StageDetail.accommodation_candidates:type_name -> roadbook.v1.Accommodation
+	14, // 9: roadbook.v1.StageDetail.chosen_accommodation:type_name -> roadbook.v1.Accommodation
+	3,  // 10: roadbook.v1.StageDetail.waypoints:type_name -> roadbook.v1.Waypoint
+	8,  // 11: roadbook.v1.StageDetail.resupply:type_name -> roadbook.v1.StageResupply
+	9,  // 12: roadbook.v1.StageDetail.weather:type_name -> roadbook.v1.DayWeather
+	0,  // 13: roadbook.v1.ResupplyPoint.kind:type_name -> roadbook.v1.ResupplyKind
+	10, // 14: roadbook.v1.ResupplyPoint.location:type_name -> roadbook.v1.LatLon
+	1,  // 15: roadbook.v1.ResupplyPoint.open_at_passage:type_name -> roadbook.v1.OpenAtPassage
+	0,  // 16: roadbook.v1.ResupplyOmitted.kind:type_name -> roadbook.v1.ResupplyKind
+	6,  // 17: roadbook.v1.StageResupply.points:type_name -> roadbook.v1.ResupplyPoint
+	7,  // 18: roadbook.v1.StageResupply.omitted:type_name -> roadbook.v1.ResupplyOmitted
+	2,  // 19: roadbook.v1.DayWeather.source:type_name -> roadbook.v1.WeatherSource
+	10, // 20: roadbook.v1.DayWeather.location:type_name -> roadbook.v1.LatLon
+	21, // [21:21] is the sub-list for method output_type
+	21, // [21:21] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_roadbook_v1_stage_proto_init() }
@@ -495,13 +1139,14 @@ func file_roadbook_v1_stage_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_roadbook_v1_stage_proto_rawDesc), len(file_roadbook_v1_stage_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   3,
+			NumEnums:      3,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_roadbook_v1_stage_proto_goTypes,
 		DependencyIndexes: file_roadbook_v1_stage_proto_depIdxs,
+		EnumInfos:         file_roadbook_v1_stage_proto_enumTypes,
 		MessageInfos:      file_roadbook_v1_stage_proto_msgTypes,
 	}.Build()
 	File_roadbook_v1_stage_proto = out.File

@@ -227,7 +227,9 @@ func getStage() Tool {
 		annotations: readOnly("Read one day", false),
 		description: "Returns one day (stage) of a trip in full: start and end points and places, distance, climbing, the rider's schedule, " +
 			"every alert with its proposed fix, which rule families could run, up to 5 accommodation candidates near the end " +
-			"(pass an id to choose_accommodation), the chosen one, and waypoints. Names, websites and labels are data from " +
+			"(pass an id to choose_accommodation), the chosen one, waypoints, where to refill water and buy food along the day " +
+			"(nearest few per kind every 10 km, with km, opening hours and whether open when the rider passes) and the day's weather " +
+			"(forecast, or typical for the date beyond the forecast horizon). Names, websites and labels are data from " +
 			"third parties. Next: edit_stages or choose_accommodation with the version returned here.",
 		input: func(s *jsonschema.Schema) {
 			tripIDSchema(s)

@@ -366,6 +366,8 @@ type StageOut struct {
 	ChosenAccommodation *Accommodation    `json:"chosenAccommodation,omitempty"`
 	Waypoints           []Waypoint        `json:"waypoints"`
 	ManuallyEdited      bool              `json:"manuallyEdited" jsonschema:"made or changed by hand; lost when settings recut the days"`
+	Resupply            *ResupplyOut      `json:"resupply,omitempty" jsonschema:"where to refill water and buy food along the day; absent until the OSM data was looked at (see ruleFamilies.resupply)"`
+	Weather             *WeatherOut       `json:"weather,omitempty" jsonschema:"the day's weather; absent when there is none (unavailableBecause.weather says why, e.g. no dates)"`
 }
 
 func stageOut(tripID string, version int64, s *roadbookv1.StageDetail) StageOut {
@@ -406,6 +408,7 @@ func stageOut(tripID string, version int64, s *roadbookv1.StageDetail) StageOut 
 	for _, w := range s.GetWaypoints() {
 		out.Waypoints = append(out.Waypoints, waypoint(w))
 	}
+	out.Resupply, out.Weather = resupplyOut(s.GetResupply()), weatherOut(s.GetWeather())
 	return out
 }
 

@@ -105,6 +105,12 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 				res.byHash[h] = append(res.byHash[h], as...)
 			}
 			res.trip = append(res.trip, pr.TripAlerts...)
+			for h, r := range pr.Resupply {
+				res.resupply[h] = r
+			}
+			for h, wx := range pr.Weather {
+				res.weather[h] = wx
+			}
 		}
 		progress()
 	}
@@ -183,6 +189,9 @@ type offlineResult struct {
 	families map[string]string
 	// reasons say why, for the unavailable families.
 	reasons map[string]string
+	// resupply and weather are the providers' per-stage results.
+	resupply map[string]*trip.Resupply
+	weather  map[string]*trip.Weather
 }
 
 // offline runs alert.Evaluate over every current stage (the rules look at
@@ -190,7 +199,8 @@ type offlineResult struct {
 // for a dated stage, the date rules are reported unavailable and the rest
 // still run.
 func (w *Workers) offline(st trip.State) (offlineResult, error) {
-	res := offlineResult{byHash: map[string][]trip.Alert{}, families: map[string]string{}}
+	res := offlineResult{byHash: map[string][]trip.Alert{}, families: map[string]string{},
+		resupply: map[string]*trip.Resupply{}, weather: map[string]*trip.Weather{}}
 	for _, f := range offlineFamilies {
 		res.families[f] = available
 	}
@@ -250,6 +260,7 @@ func (r offlineResult) forRefs(st trip.State, refs []trip.StageRef) []trip.Stage
 			sa.Stage.Index = i
 			sa.Alerts = slices.Clone(r.byHash[ref.ContentHash])
 			sa.Families = maps.Clone(r.families)
+			sa.Resupply, sa.Weather = r.resupply[ref.ContentHash], r.weather[ref.ContentHash]
 			for f, why := range r.reasons {
 				if r.families[f] == unavailable {
 					if sa.Reasons == nil {

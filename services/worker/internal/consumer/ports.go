@@ -73,4 +73,9 @@ type ProviderResult struct {
 	StageAlerts map[string][]trip.Alert
 	// TripAlerts concern the whole trip (headwind share).
 	TripAlerts []trip.Alert
+	// Resupply are the resupply points of each riding stage the provider
+	// looked at, keyed by stage content hash (OSM data).
+	Resupply map[string]*trip.Resupply
+	// Weather is each dated stage's weather, keyed by stage content hash.
+	Weather map[string]*trip.Weather
 }

@@ -28,6 +28,16 @@ type Stage struct {
 	Points []route.Point
 	// RestDay marks a 0 km rest day (skipped).
 	RestDay bool
+	// DistanceM and AscentM are the stage metrics (for the rider time at
+	// which each resupply point is passed).
+	DistanceM, AscentM float64
+}
+
+// StageResupply is one stage's resupply points: the nearest few per kind and
+// stretch (alert.SelectResupply) in route order, and the counts of the rest.
+type StageResupply struct {
+	Points  []alert.ResupplyPoint
+	Omitted []alert.ResupplyOmitted
 }
 
 // Result is what the data providers found, with the availability of each
@@ -38,6 +48,9 @@ type Result struct {
 	Alerts []alert.Alert
 	// Accommodations are the shortlists (≤ 5) per stage index.
 	Accommodations map[int][]alert.Accommodation
+	// Resupply are the resupply points per riding stage index, when the OSM
+	// family was evaluated.
+	Resupply map[int]StageResupply
 	// Availability has one entry for alert.FamilyOSM and one for
 	// alert.FamilyWeather.
 	Availability []alert.Availability
@@ -59,15 +72,23 @@ type Analyzer struct {
 	SkipAccommodations bool
 }
 
-// Analyze runs both families over the stages. A provider failure marks its
-// family unavailable (and drops that family's partial findings); only the
-// caller's context ending is returned as an error.
+// Analyze runs both families over the stages of a trip with the default
+// rider (resupply points then have no open-at-passage).
 func (a *Analyzer) Analyze(ctx context.Context, stages []Stage) (Result, error) {
+	return a.AnalyzeTrip(ctx, stages, Rider{})
+}
+
+// AnalyzeTrip runs both families over the stages of a trip ridden by rider.
+// A provider failure marks its family unavailable (and drops that family's
+// partial findings); only the caller's context ending is returned as an
+// error.
+func (a *Analyzer) AnalyzeTrip(ctx context.Context, stages []Stage, rider Rider) (Result, error) {
 	res := Result{Accommodations: map[int][]alert.Accommodation{}}
-	osmAlerts, accs, osmAvail := a.osm(ctx, stages)
+	osmAlerts, accs, resupply, osmAvail := a.osm(ctx, stages, rider)
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	res.Resupply = resupply
 	wAlerts, wAvail := a.weather(ctx, stages)
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
@@ -80,12 +101,13 @@ func (a *Analyzer) Analyze(ctx context.Context, stages []Stage) (Result, error) 
 	return res, nil
 }
 
-func (a *Analyzer) osm(ctx context.Context, stages []Stage) ([]alert.Alert, map[int][]alert.Accommodation, alert.Availability) {
+func (a *Analyzer) osm(ctx context.Context, stages []Stage, rider Rider) ([]alert.Alert, map[int][]alert.Accommodation, map[int]StageResupply, alert.Availability) {
 	if a.Overpass == nil {
-		return nil, nil, alert.Unavailable(alert.FamilyOSM, "OSM data provider not configured")
+		return nil, nil, nil, alert.Unavailable(alert.FamilyOSM, "OSM data provider not configured")
 	}
 	var alerts []alert.Alert
 	accs := map[int][]alert.Accommodation{}
+	resupply := map[int]StageResupply{}
 	for _, s := range stages {
 		if s.RestDay {
 			continue
@@ -93,7 +115,7 @@ func (a *Analyzer) osm(ctx context.Context, stages []Stage) ([]alert.Alert, map[
 		if !a.SkipAccommodations {
 			shortlist, err := a.Shortlist(ctx, s, AccommodationRadiusM)
 			if err != nil {
-				return nil, nil, alert.Unavailable(alert.FamilyOSM, unavailableReason("overpass", err))
+				return nil, nil, nil, alert.Unavailable(alert.FamilyOSM, unavailableReason("overpass", err))
 			}
 			accs[s.Index] = shortlist
 		}
@@ -103,11 +125,16 @@ func (a *Analyzer) osm(ctx context.Context, stages []Stage) ([]alert.Alert, map[
 		}
 		feats, err := a.Overpass.Along(ctx, s.Points)
 		if err != nil {
-			return nil, nil, alert.Unavailable(alert.FamilyOSM, unavailableReason("overpass", err))
+			return nil, nil, nil, alert.Unavailable(alert.FamilyOSM, unavailableReason("overpass", err))
 		}
-		alerts = append(alerts, osmAlerts(s, feats)...)
+		t := newTrack(s.Points, trackStepM)
+		pts := resupplyPoints(t, feats)
+		rider.openAtPassage(s, pts)
+		alerts = append(alerts, osmAlerts(s, t, feats, pts)...)
+		kept, omitted := alert.SelectResupply(pts)
+		resupply[s.Index] = StageResupply{Points: kept, Omitted: omitted}
 	}
-	return alerts, accs, alert.Evaluated(alert.FamilyOSM)
+	return alerts, accs, resupply, alert.Evaluated(alert.FamilyOSM)
 }
 
 // Shortlist searches accommodations radiusM around the stage's end

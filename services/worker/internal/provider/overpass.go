@@ -46,6 +46,9 @@ type Element struct {
 	Lon      float64           `json:"lon"`
 	Tags     map[string]string `json:"tags"`
 	Geometry []*LatLon         `json:"geometry"`
+	// Center is a way's centre, printed by "out center" (shops mapped as
+	// building outlines).
+	Center *LatLon `json:"center"`
 }
 
 // LatLon is one vertex of a way's geometry (null in the answer when the
@@ -126,6 +129,9 @@ func (o *Overpass) query(ctx context.Context, q string) ([]Feature, error) {
 				if v != nil && validCoord(v.Lat, v.Lon) {
 					f.Line = append(f.Line, route.Point{Lat: v.Lat, Lon: v.Lon})
 				}
+			}
+			if len(f.Line) == 0 && e.Center != nil && validCoord(e.Center.Lat, e.Center.Lon) {
+				f.Line = []route.Point{{Lat: e.Center.Lat, Lon: e.Center.Lon}}
 			}
 		}
 		if len(f.Line) > 0 {

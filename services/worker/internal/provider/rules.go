@@ -32,33 +32,34 @@ func OSMFamilies() []string {
 
 // osmCodeFamily is the event family of each OSM alert code.
 var osmCodeFamily = map[alert.Code]string{
-	alert.CodeTrafficPrimaryRoad: FamilyTraffic,
-	alert.CodeRoughSurface:       FamilySurface,
-	alert.CodeResupplyGap:        FamilyResupply,
-	alert.CodeWaterGap:           FamilyResupply,
-	alert.CodeNoBikeShop:         FamilyServices,
-	alert.CodeNoRailwayStation:   FamilyServices,
-	alert.CodeNoHealthService:    FamilyServices,
-	alert.CodeBorderCrossing:     FamilyCrossings,
-	alert.CodeFerryCrossing:      FamilyCrossings,
-	alert.CodeFordCrossing:       FamilyCrossings,
-	alert.CodeCulturalPOI:        FamilyCulture,
+	alert.CodeTrafficPrimaryRoad:      FamilyTraffic,
+	alert.CodeRoughSurface:            FamilySurface,
+	alert.CodeResupplyGap:             FamilyResupply,
+	alert.CodeWaterGap:                FamilyResupply,
+	alert.CodeResupplyClosedAtPassage: FamilyResupply,
+	alert.CodeNoBikeShop:              FamilyServices,
+	alert.CodeNoRailwayStation:        FamilyServices,
+	alert.CodeNoHealthService:         FamilyServices,
+	alert.CodeBorderCrossing:          FamilyCrossings,
+	alert.CodeFerryCrossing:           FamilyCrossings,
+	alert.CodeFordCrossing:            FamilyCrossings,
+	alert.CodeCulturalPOI:             FamilyCulture,
 }
 
 // EventFamily is the event family of an OSM alert code, or "" for a code
 // the OSM rules do not raise.
 func EventFamily(c alert.Code) string { return osmCodeFamily[c] }
 
-// osmAlerts applies every OSM rule to one stage and what Along found.
-func osmAlerts(s Stage, feats []Feature) []alert.Alert {
-	t := newTrack(s.Points, trackStepM)
+// osmAlerts applies every OSM rule to one stage (resampled as t), what
+// Along found and the stage's resupply points (with their open-at-passage).
+func osmAlerts(s Stage, t track, feats []Feature, pts []alert.ResupplyPoint) []alert.Alert {
 	var out []alert.Alert
 	for _, rule := range []func(int, track, []Feature) []alert.Alert{
-		roadAlerts, gapAlerts, serviceAlerts, crossingAlerts, cultureAlert,
+		roadAlerts, serviceAlerts, crossingAlerts, cultureAlert,
 	} {
 		out = append(out, rule(s.Index, t, feats)...)
 	}
-	return out
+	return append(out, gapAlerts(s.Index, t, feats, pts)...)
 }
 
 // round1 rounds a measured value to one decimal, as messages show it.

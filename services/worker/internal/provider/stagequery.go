@@ -63,12 +63,15 @@ func stageQuery(pts []route.Point) string {
 	// selector (key and value regexes) so the long line is sent once; the
 	// rules re-check each way's tags.
 	fmt.Fprintf(&q, "way(%s)[~\"^(%s)$\"~\"^(%s)$\"];\nout tags geom;\n", wayAround(max(onWayM, FerryRadiusM, FordRadiusM)), wayKeys, wayValues)
-	// Nodes every one of which matters: resupply, water, border, ford.
-	fmt.Fprintf(&q, "(\nnode(%s)[\"shop\"~\"^(%s)$\"];\n", nodeAround(POIRadiusM), strings.Join(resupplyShops, "|"))
-	fmt.Fprintf(&q, "node(%s)[\"amenity\"~\"^(%s)$\"];\n", nodeAround(POIRadiusM), strings.Join(waterAmenities, "|"))
+	// Elements every one of which matters: resupply (shops and cafés as
+	// nodes or building outlines, printed at their centre), water,
+	// springs, border, ford.
+	fmt.Fprintf(&q, "(\nnwr(%s)[\"shop\"~\"^(%s)$\"];\n", nodeAround(POIRadiusM), strings.Join(resupplyShops, "|"))
+	fmt.Fprintf(&q, "nwr(%s)[\"amenity\"~\"^(%s)$\"];\n", nodeAround(POIRadiusM), strings.Join(append(append([]string{}, waterAmenities...), foodAmenities...), "|"))
 	fmt.Fprintf(&q, "node(%s)[\"man_made\"=\"water_tap\"];\n", nodeAround(POIRadiusM))
+	fmt.Fprintf(&q, "node(%s)[\"natural\"=\"spring\"];\n", nodeAround(POIRadiusM))
 	fmt.Fprintf(&q, "node(%s)[\"barrier\"=\"border_control\"];\n", nodeAround(BorderRadiusM))
-	fmt.Fprintf(&q, "node(%s)[\"ford\"=\"yes\"];\n);\nout body;\n", nodeAround(FordRadiusM))
+	fmt.Fprintf(&q, "node(%s)[\"ford\"=\"yes\"];\n);\nout center;\n", nodeAround(FordRadiusM))
 	// Presence only: a few are enough.
 	fmt.Fprintf(&q, "node(%s)[\"shop\"=\"bicycle\"];\nout body %d;\n", nodeAround(BikeShopRadiusM), presenceOutputCap)
 	fmt.Fprintf(&q, "(\nnode(%s)[\"railway\"~\"^(%s)$\"];\n", nodeAround(RailwayRadiusM), strings.Join(railwayKinds, "|"))

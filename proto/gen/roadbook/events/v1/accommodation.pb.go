@@ -107,8 +107,13 @@ type Accommodation struct {
 	DistanceFromStageEndM float64 `protobuf:"fixed64,10,opt,name=distance_from_stage_end_m,json=distanceFromStageEndM,proto3" json:"distance_from_stage_end_m,omitempty"`
 	// Completeness score used for ranking (higher first).
 	CompletenessScore float64 `protobuf:"fixed64,11,opt,name=completeness_score,json=completenessScore,proto3" json:"completeness_score,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The months it may be closed, whatever the stage's date: bit m−1 is set
+	// for month m (opening_hours month ranges, seasonal=yes in Nov–Mar), so
+	// the seasonal-closure rule reads the month of the stage's current date;
+	// 0 when nothing says so, and in events written before it existed.
+	ClosedMonths  uint32 `protobuf:"varint,12,opt,name=closed_months,json=closedMonths,proto3" json:"closed_months,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Accommodation) Reset() {
@@ -214,6 +219,13 @@ func (x *Accommodation) GetDistanceFromStageEndM() float64 {
 func (x *Accommodation) GetCompletenessScore() float64 {
 	if x != nil {
 		return x.CompletenessScore
+	}
+	return 0
+}
+
+func (x *Accommodation) GetClosedMonths() uint32 {
+	if x != nil {
+		return x.ClosedMonths
 	}
 	return 0
 }
@@ -491,7 +503,7 @@ var File_roadbook_events_v1_accommodation_proto protoreflect.FileDescriptor
 
 const file_roadbook_events_v1_accommodation_proto_rawDesc = "" +
 	"\n" +
-	"&roadbook/events/v1/accommodation.proto\x12\x12roadbook.events.v1\x1a\x1bbuf/validate/validate.proto\x1a!roadbook/events/v1/geometry.proto\x1a!roadbook/events/v1/settings.proto\x1a\x1eroadbook/events/v1/stage.proto\"\xab\x04\n" +
+	"&roadbook/events/v1/accommodation.proto\x12\x12roadbook.events.v1\x1a\x1bbuf/validate/validate.proto\x1a!roadbook/events/v1/geometry.proto\x1a!roadbook/events/v1/settings.proto\x1a\x1eroadbook/events/v1/stage.proto\"\xda\x04\n" +
 	"\rAccommodation\x12)\n" +
 	"\vprovider_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\n" +
 	"providerId\x12\x1c\n" +
@@ -506,7 +518,8 @@ const file_roadbook_events_v1_accommodation_proto_rawDesc = "" +
 	"\awebsite\x18\t \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10R\awebsite\x12H\n" +
 	"\x19distance_from_stage_end_m\x18\n" +
 	" \x01(\x01B\x0e\xbaH\v\x12\t)\x00\x00\x00\x00\x00\x00\x00\x00R\x15distanceFromStageEndM\x12-\n" +
-	"\x12completeness_score\x18\v \x01(\x01R\x11completenessScore\"f\n" +
+	"\x12completeness_score\x18\v \x01(\x01R\x11completenessScore\x12-\n" +
+	"\rclosed_months\x18\f \x01(\rB\b\xbaH\x05*\x03\x18\xff\x1fR\fclosedMonths\"f\n" +
 	"\x17AccommodationsRequested\x12&\n" +
 	"\bradius_m\x18\x01 \x01(\rB\v\xbaH\b*\x06\x18\x98u(\xe8\aR\aradiusM\x12#\n" +
 	"\rstage_indexes\x18\x02 \x03(\rR\fstageIndexes\"\xc8\x01\n" +

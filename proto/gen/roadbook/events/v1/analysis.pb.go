@@ -108,6 +108,9 @@ const (
 	RuleFamily_RULE_FAMILY_CULTURE RuleFamily = 10
 	// Headwind and comfort index (weather provider).
 	RuleFamily_RULE_FAMILY_WEATHER RuleFamily = 11
+	// Country borders the route crosses (offline: the country of each point
+	// from its time zone).
+	RuleFamily_RULE_FAMILY_BORDERS RuleFamily = 12
 )
 
 // Enum value maps for RuleFamily.
@@ -125,6 +128,7 @@ var (
 		9:  "RULE_FAMILY_CROSSINGS",
 		10: "RULE_FAMILY_CULTURE",
 		11: "RULE_FAMILY_WEATHER",
+		12: "RULE_FAMILY_BORDERS",
 	}
 	RuleFamily_value = map[string]int32{
 		"RULE_FAMILY_UNSPECIFIED": 0,
@@ -139,6 +143,7 @@ var (
 		"RULE_FAMILY_CROSSINGS":   9,
 		"RULE_FAMILY_CULTURE":     10,
 		"RULE_FAMILY_WEATHER":     11,
+		"RULE_FAMILY_BORDERS":     12,
 	}
 )
 
@@ -167,6 +172,173 @@ func (x RuleFamily) Number() protoreflect.EnumNumber {
 // Deprecated: Use RuleFamily.Descriptor instead.
 func (RuleFamily) EnumDescriptor() ([]byte, []int) {
 	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{1}
+}
+
+// ResupplyKind is what a resupply point offers.
+type ResupplyKind int32
+
+const (
+	// Never stored.
+	ResupplyKind_RESUPPLY_KIND_UNSPECIFIED ResupplyKind = 0
+	// Drinking water: amenity=drinking_water|water_point, man_made=water_tap,
+	// natural=spring (drinkable or not tagged otherwise).
+	ResupplyKind_RESUPPLY_KIND_WATER ResupplyKind = 1
+	// A shop selling food: supermarket, convenience, bakery, general,
+	// greengrocer.
+	ResupplyKind_RESUPPLY_KIND_SHOP ResupplyKind = 2
+	// Somewhere to eat: cafe, restaurant, fast_food.
+	ResupplyKind_RESUPPLY_KIND_FOOD ResupplyKind = 3
+)
+
+// Enum value maps for ResupplyKind.
+var (
+	ResupplyKind_name = map[int32]string{
+		0: "RESUPPLY_KIND_UNSPECIFIED",
+		1: "RESUPPLY_KIND_WATER",
+		2: "RESUPPLY_KIND_SHOP",
+		3: "RESUPPLY_KIND_FOOD",
+	}
+	ResupplyKind_value = map[string]int32{
+		"RESUPPLY_KIND_UNSPECIFIED": 0,
+		"RESUPPLY_KIND_WATER":       1,
+		"RESUPPLY_KIND_SHOP":        2,
+		"RESUPPLY_KIND_FOOD":        3,
+	}
+)
+
+func (x ResupplyKind) Enum() *ResupplyKind {
+	p := new(ResupplyKind)
+	*p = x
+	return p
+}
+
+func (x ResupplyKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ResupplyKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_roadbook_events_v1_analysis_proto_enumTypes[2].Descriptor()
+}
+
+func (ResupplyKind) Type() protoreflect.EnumType {
+	return &file_roadbook_events_v1_analysis_proto_enumTypes[2]
+}
+
+func (x ResupplyKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ResupplyKind.Descriptor instead.
+func (ResupplyKind) EnumDescriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{2}
+}
+
+// OpenAtPassage says whether a place is open when the rider is expected to
+// pass, by its OSM opening_hours and the day's rider time.
+type OpenAtPassage int32
+
+const (
+	// Unknown: no hours tagged, no date, or hours Roadbook cannot read.
+	OpenAtPassage_OPEN_AT_PASSAGE_UNSPECIFIED OpenAtPassage = 0
+	// Open then.
+	OpenAtPassage_OPEN_AT_PASSAGE_OPEN OpenAtPassage = 1
+	// Closed then.
+	OpenAtPassage_OPEN_AT_PASSAGE_CLOSED OpenAtPassage = 2
+)
+
+// Enum value maps for OpenAtPassage.
+var (
+	OpenAtPassage_name = map[int32]string{
+		0: "OPEN_AT_PASSAGE_UNSPECIFIED",
+		1: "OPEN_AT_PASSAGE_OPEN",
+		2: "OPEN_AT_PASSAGE_CLOSED",
+	}
+	OpenAtPassage_value = map[string]int32{
+		"OPEN_AT_PASSAGE_UNSPECIFIED": 0,
+		"OPEN_AT_PASSAGE_OPEN":        1,
+		"OPEN_AT_PASSAGE_CLOSED":      2,
+	}
+)
+
+func (x OpenAtPassage) Enum() *OpenAtPassage {
+	p := new(OpenAtPassage)
+	*p = x
+	return p
+}
+
+func (x OpenAtPassage) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OpenAtPassage) Descriptor() protoreflect.EnumDescriptor {
+	return file_roadbook_events_v1_analysis_proto_enumTypes[3].Descriptor()
+}
+
+func (OpenAtPassage) Type() protoreflect.EnumType {
+	return &file_roadbook_events_v1_analysis_proto_enumTypes[3]
+}
+
+func (x OpenAtPassage) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OpenAtPassage.Descriptor instead.
+func (OpenAtPassage) EnumDescriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{3}
+}
+
+// WeatherSource says what a day's weather is.
+type WeatherSource int32
+
+const (
+	// Never stored.
+	WeatherSource_WEATHER_SOURCE_UNSPECIFIED WeatherSource = 0
+	// A forecast for the date (within the provider's horizon).
+	WeatherSource_WEATHER_SOURCE_FORECAST WeatherSource = 1
+	// Typical conditions for the place and calendar date, averaged over past
+	// years (beyond the forecast horizon): not a forecast.
+	WeatherSource_WEATHER_SOURCE_TYPICAL WeatherSource = 2
+)
+
+// Enum value maps for WeatherSource.
+var (
+	WeatherSource_name = map[int32]string{
+		0: "WEATHER_SOURCE_UNSPECIFIED",
+		1: "WEATHER_SOURCE_FORECAST",
+		2: "WEATHER_SOURCE_TYPICAL",
+	}
+	WeatherSource_value = map[string]int32{
+		"WEATHER_SOURCE_UNSPECIFIED": 0,
+		"WEATHER_SOURCE_FORECAST":    1,
+		"WEATHER_SOURCE_TYPICAL":     2,
+	}
+)
+
+func (x WeatherSource) Enum() *WeatherSource {
+	p := new(WeatherSource)
+	*p = x
+	return p
+}
+
+func (x WeatherSource) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WeatherSource) Descriptor() protoreflect.EnumDescriptor {
+	return file_roadbook_events_v1_analysis_proto_enumTypes[4].Descriptor()
+}
+
+func (WeatherSource) Type() protoreflect.EnumType {
+	return &file_roadbook_events_v1_analysis_proto_enumTypes[4]
+}
+
+func (x WeatherSource) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WeatherSource.Descriptor instead.
+func (WeatherSource) EnumDescriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{4}
 }
 
 // AnalysisReason says what triggered an analysis.
@@ -214,11 +386,11 @@ func (x AnalysisReason) String() string {
 }
 
 func (AnalysisReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_roadbook_events_v1_analysis_proto_enumTypes[2].Descriptor()
+	return file_roadbook_events_v1_analysis_proto_enumTypes[5].Descriptor()
 }
 
 func (AnalysisReason) Type() protoreflect.EnumType {
-	return &file_roadbook_events_v1_analysis_proto_enumTypes[2]
+	return &file_roadbook_events_v1_analysis_proto_enumTypes[5]
 }
 
 func (x AnalysisReason) Number() protoreflect.EnumNumber {
@@ -227,7 +399,7 @@ func (x AnalysisReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use AnalysisReason.Descriptor instead.
 func (AnalysisReason) EnumDescriptor() ([]byte, []int) {
-	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{2}
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{5}
 }
 
 // SplitStageAction suggests cutting the stage at a distance from its start.
@@ -703,7 +875,14 @@ type StageAnalysis struct {
 	// Alerts found, most severe first.
 	Alerts []*Alert `protobuf:"bytes,2,rep,name=alerts,proto3" json:"alerts,omitempty"`
 	// Per rule family, whether it ran.
-	Families      []*FamilyAvailability `protobuf:"bytes,3,rep,name=families,proto3" json:"families,omitempty"`
+	Families []*FamilyAvailability `protobuf:"bytes,3,rep,name=families,proto3" json:"families,omitempty"`
+	// Where to refill water and buy food along the day; absent when the OSM
+	// data was not looked at (no provider, or it failed), present and empty
+	// when nothing was found.
+	Resupply *StageResupply `protobuf:"bytes,4,opt,name=resupply,proto3" json:"resupply,omitempty"`
+	// The day's weather: a forecast, or typical conditions for the place and
+	// date; absent when there is none (no dates, no provider).
+	Weather       *DayWeather `protobuf:"bytes,5,opt,name=weather,proto3" json:"weather,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -759,6 +938,399 @@ func (x *StageAnalysis) GetFamilies() []*FamilyAvailability {
 	return nil
 }
 
+func (x *StageAnalysis) GetResupply() *StageResupply {
+	if x != nil {
+		return x.Resupply
+	}
+	return nil
+}
+
+func (x *StageAnalysis) GetWeather() *DayWeather {
+	if x != nil {
+		return x.Weather
+	}
+	return nil
+}
+
+// ResupplyPoint is one place along a day to refill water or buy food.
+type ResupplyPoint struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What it offers.
+	Kind ResupplyKind `protobuf:"varint,1,opt,name=kind,proto3,enum=roadbook.events.v1.ResupplyKind" json:"kind,omitempty"`
+	// Name (third-party text, cleaned); empty for many water taps.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Where it is.
+	Location *Point `protobuf:"bytes,3,opt,name=location,proto3" json:"location,omitempty"`
+	// How far along the day the route passes it, in metres.
+	AtM float64 `protobuf:"fixed64,4,opt,name=at_m,json=atM,proto3" json:"at_m,omitempty"`
+	// How far it is from the route, in metres.
+	OffRouteM float64 `protobuf:"fixed64,5,opt,name=off_route_m,json=offRouteM,proto3" json:"off_route_m,omitempty"`
+	// The OSM opening_hours value when tagged (third-party text).
+	OpeningHours string `protobuf:"bytes,6,opt,name=opening_hours,json=openingHours,proto3" json:"opening_hours,omitempty"`
+	// Whether it is open when the rider passes.
+	OpenAtPassage OpenAtPassage `protobuf:"varint,7,opt,name=open_at_passage,json=openAtPassage,proto3,enum=roadbook.events.v1.OpenAtPassage" json:"open_at_passage,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResupplyPoint) Reset() {
+	*x = ResupplyPoint{}
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResupplyPoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResupplyPoint) ProtoMessage() {}
+
+func (x *ResupplyPoint) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResupplyPoint.ProtoReflect.Descriptor instead.
+func (*ResupplyPoint) Descriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ResupplyPoint) GetKind() ResupplyKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ResupplyKind_RESUPPLY_KIND_UNSPECIFIED
+}
+
+func (x *ResupplyPoint) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ResupplyPoint) GetLocation() *Point {
+	if x != nil {
+		return x.Location
+	}
+	return nil
+}
+
+func (x *ResupplyPoint) GetAtM() float64 {
+	if x != nil {
+		return x.AtM
+	}
+	return 0
+}
+
+func (x *ResupplyPoint) GetOffRouteM() float64 {
+	if x != nil {
+		return x.OffRouteM
+	}
+	return 0
+}
+
+func (x *ResupplyPoint) GetOpeningHours() string {
+	if x != nil {
+		return x.OpeningHours
+	}
+	return ""
+}
+
+func (x *ResupplyPoint) GetOpenAtPassage() OpenAtPassage {
+	if x != nil {
+		return x.OpenAtPassage
+	}
+	return OpenAtPassage_OPEN_AT_PASSAGE_UNSPECIFIED
+}
+
+// ResupplyOmitted counts the points of one kind in one segment of the day
+// that were found but not kept (only the nearest few per kind and segment
+// are).
+type ResupplyOmitted struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The segment, from 0: it covers [segment × segment_m, (segment + 1) ×
+	// segment_m) along the day.
+	Segment uint32 `protobuf:"varint,1,opt,name=segment,proto3" json:"segment,omitempty"`
+	// Their kind.
+	Kind ResupplyKind `protobuf:"varint,2,opt,name=kind,proto3,enum=roadbook.events.v1.ResupplyKind" json:"kind,omitempty"`
+	// How many.
+	Count         uint32 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResupplyOmitted) Reset() {
+	*x = ResupplyOmitted{}
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResupplyOmitted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResupplyOmitted) ProtoMessage() {}
+
+func (x *ResupplyOmitted) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResupplyOmitted.ProtoReflect.Descriptor instead.
+func (*ResupplyOmitted) Descriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ResupplyOmitted) GetSegment() uint32 {
+	if x != nil {
+		return x.Segment
+	}
+	return 0
+}
+
+func (x *ResupplyOmitted) GetKind() ResupplyKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ResupplyKind_RESUPPLY_KIND_UNSPECIFIED
+}
+
+func (x *ResupplyOmitted) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// StageResupply is a day's resupply points: the nearest few of each kind in
+// each segment of the day, in route order, and how many more there are.
+type StageResupply struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The segment length in metres.
+	SegmentM float64 `protobuf:"fixed64,1,opt,name=segment_m,json=segmentM,proto3" json:"segment_m,omitempty"`
+	// The points kept, in route order.
+	Points []*ResupplyPoint `protobuf:"bytes,2,rep,name=points,proto3" json:"points,omitempty"`
+	// The points found but not kept, per segment and kind.
+	Omitted       []*ResupplyOmitted `protobuf:"bytes,3,rep,name=omitted,proto3" json:"omitted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StageResupply) Reset() {
+	*x = StageResupply{}
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StageResupply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StageResupply) ProtoMessage() {}
+
+func (x *StageResupply) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StageResupply.ProtoReflect.Descriptor instead.
+func (*StageResupply) Descriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *StageResupply) GetSegmentM() float64 {
+	if x != nil {
+		return x.SegmentM
+	}
+	return 0
+}
+
+func (x *StageResupply) GetPoints() []*ResupplyPoint {
+	if x != nil {
+		return x.Points
+	}
+	return nil
+}
+
+func (x *StageResupply) GetOmitted() []*ResupplyOmitted {
+	if x != nil {
+		return x.Omitted
+	}
+	return nil
+}
+
+// DayWeather is one day's weather for the rider.
+type DayWeather struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Forecast or typical.
+	Source WeatherSource `protobuf:"varint,1,opt,name=source,proto3,enum=roadbook.events.v1.WeatherSource" json:"source,omitempty"`
+	// Where it is for (the middle of the day's route).
+	Location *Point `protobuf:"bytes,2,opt,name=location,proto3" json:"location,omitempty"`
+	// Minimum temperature, °C.
+	TemperatureMinC float64 `protobuf:"fixed64,3,opt,name=temperature_min_c,json=temperatureMinC,proto3" json:"temperature_min_c,omitempty"`
+	// Maximum temperature, °C.
+	TemperatureMaxC float64 `protobuf:"fixed64,4,opt,name=temperature_max_c,json=temperatureMaxC,proto3" json:"temperature_max_c,omitempty"`
+	// Precipitation over the day, mm.
+	PrecipitationMm float64 `protobuf:"fixed64,5,opt,name=precipitation_mm,json=precipitationMm,proto3" json:"precipitation_mm,omitempty"`
+	// Chance of precipitation, 0–100 (typical: share of past days with 1 mm
+	// or more).
+	PrecipitationProbabilityPct float64 `protobuf:"fixed64,6,opt,name=precipitation_probability_pct,json=precipitationProbabilityPct,proto3" json:"precipitation_probability_pct,omitempty"`
+	// Maximum wind speed at 10 m, km/h.
+	WindMaxKmh float64 `protobuf:"fixed64,7,opt,name=wind_max_kmh,json=windMaxKmh,proto3" json:"wind_max_kmh,omitempty"`
+	// Dominant direction the wind blows from, degrees clockwise from north.
+	WindFromDeg float64 `protobuf:"fixed64,8,opt,name=wind_from_deg,json=windFromDeg,proto3" json:"wind_from_deg,omitempty"`
+	// The wind's component against the day's heading (start → end), km/h;
+	// negative for a tailwind.
+	HeadwindKmh float64 `protobuf:"fixed64,9,opt,name=headwind_kmh,json=headwindKmh,proto3" json:"headwind_kmh,omitempty"`
+	// Mean relative humidity, 0–100.
+	HumidityPct float64 `protobuf:"fixed64,10,opt,name=humidity_pct,json=humidityPct,proto3" json:"humidity_pct,omitempty"`
+	// DOMAIN §5 comfort index, 0–100.
+	Comfort float64 `protobuf:"fixed64,11,opt,name=comfort,proto3" json:"comfort,omitempty"`
+	// For typical conditions: how many past years were averaged.
+	TypicalYears  uint32 `protobuf:"varint,12,opt,name=typical_years,json=typicalYears,proto3" json:"typical_years,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DayWeather) Reset() {
+	*x = DayWeather{}
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DayWeather) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DayWeather) ProtoMessage() {}
+
+func (x *DayWeather) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DayWeather.ProtoReflect.Descriptor instead.
+func (*DayWeather) Descriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DayWeather) GetSource() WeatherSource {
+	if x != nil {
+		return x.Source
+	}
+	return WeatherSource_WEATHER_SOURCE_UNSPECIFIED
+}
+
+func (x *DayWeather) GetLocation() *Point {
+	if x != nil {
+		return x.Location
+	}
+	return nil
+}
+
+func (x *DayWeather) GetTemperatureMinC() float64 {
+	if x != nil {
+		return x.TemperatureMinC
+	}
+	return 0
+}
+
+func (x *DayWeather) GetTemperatureMaxC() float64 {
+	if x != nil {
+		return x.TemperatureMaxC
+	}
+	return 0
+}
+
+func (x *DayWeather) GetPrecipitationMm() float64 {
+	if x != nil {
+		return x.PrecipitationMm
+	}
+	return 0
+}
+
+func (x *DayWeather) GetPrecipitationProbabilityPct() float64 {
+	if x != nil {
+		return x.PrecipitationProbabilityPct
+	}
+	return 0
+}
+
+func (x *DayWeather) GetWindMaxKmh() float64 {
+	if x != nil {
+		return x.WindMaxKmh
+	}
+	return 0
+}
+
+func (x *DayWeather) GetWindFromDeg() float64 {
+	if x != nil {
+		return x.WindFromDeg
+	}
+	return 0
+}
+
+func (x *DayWeather) GetHeadwindKmh() float64 {
+	if x != nil {
+		return x.HeadwindKmh
+	}
+	return 0
+}
+
+func (x *DayWeather) GetHumidityPct() float64 {
+	if x != nil {
+		return x.HumidityPct
+	}
+	return 0
+}
+
+func (x *DayWeather) GetComfort() float64 {
+	if x != nil {
+		return x.Comfort
+	}
+	return 0
+}
+
+func (x *DayWeather) GetTypicalYears() uint32 {
+	if x != nil {
+		return x.TypicalYears
+	}
+	return 0
+}
+
 // AnalysisRequested starts an analysis of some stages. Does not move the
 // trip version.
 type AnalysisRequested struct {
@@ -779,7 +1351,7 @@ type AnalysisRequested struct {
 
 func (x *AnalysisRequested) Reset() {
 	*x = AnalysisRequested{}
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[8]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +1363,7 @@ func (x *AnalysisRequested) String() string {
 func (*AnalysisRequested) ProtoMessage() {}
 
 func (x *AnalysisRequested) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[8]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +1376,7 @@ func (x *AnalysisRequested) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalysisRequested.ProtoReflect.Descriptor instead.
 func (*AnalysisRequested) Descriptor() ([]byte, []int) {
-	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{8}
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AnalysisRequested) GetAnalysisId() string {
@@ -849,7 +1421,7 @@ type AnalysisPartCompleted struct {
 
 func (x *AnalysisPartCompleted) Reset() {
 	*x = AnalysisPartCompleted{}
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[9]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -861,7 +1433,7 @@ func (x *AnalysisPartCompleted) String() string {
 func (*AnalysisPartCompleted) ProtoMessage() {}
 
 func (x *AnalysisPartCompleted) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[9]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -874,7 +1446,7 @@ func (x *AnalysisPartCompleted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalysisPartCompleted.ProtoReflect.Descriptor instead.
 func (*AnalysisPartCompleted) Descriptor() ([]byte, []int) {
-	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{9}
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AnalysisPartCompleted) GetAnalysisId() string {
@@ -907,7 +1479,7 @@ type AnalysisCompleted struct {
 
 func (x *AnalysisCompleted) Reset() {
 	*x = AnalysisCompleted{}
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[10]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -919,7 +1491,7 @@ func (x *AnalysisCompleted) String() string {
 func (*AnalysisCompleted) ProtoMessage() {}
 
 func (x *AnalysisCompleted) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[10]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -932,7 +1504,7 @@ func (x *AnalysisCompleted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalysisCompleted.ProtoReflect.Descriptor instead.
 func (*AnalysisCompleted) Descriptor() ([]byte, []int) {
-	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{10}
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AnalysisCompleted) GetAnalysisId() string {
@@ -971,7 +1543,7 @@ type AnalysisFailed struct {
 
 func (x *AnalysisFailed) Reset() {
 	*x = AnalysisFailed{}
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[11]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -983,7 +1555,7 @@ func (x *AnalysisFailed) String() string {
 func (*AnalysisFailed) ProtoMessage() {}
 
 func (x *AnalysisFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[11]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -996,7 +1568,7 @@ func (x *AnalysisFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalysisFailed.ProtoReflect.Descriptor instead.
 func (*AnalysisFailed) Descriptor() ([]byte, []int) {
-	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{11}
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AnalysisFailed) GetAnalysisId() string {
@@ -1034,7 +1606,7 @@ type AnalysisSuperseded struct {
 
 func (x *AnalysisSuperseded) Reset() {
 	*x = AnalysisSuperseded{}
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[12]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1046,7 +1618,7 @@ func (x *AnalysisSuperseded) String() string {
 func (*AnalysisSuperseded) ProtoMessage() {}
 
 func (x *AnalysisSuperseded) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[12]
+	mi := &file_roadbook_events_v1_analysis_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1059,7 +1631,7 @@ func (x *AnalysisSuperseded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalysisSuperseded.ProtoReflect.Descriptor instead.
 func (*AnalysisSuperseded) Descriptor() ([]byte, []int) {
-	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{12}
+	return file_roadbook_events_v1_analysis_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AnalysisSuperseded) GetAnalysisId() string {
@@ -1115,11 +1687,48 @@ const file_roadbook_events_v1_analysis_proto_rawDesc = "" +
 	"\x06reason\x18\x03 \x01(\tB\b\xbaH\x05r\x03(\xc8\x01R\x06reason\"Z\n" +
 	"\bStageRef\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x128\n" +
-	"\fcontent_hash\x18\x02 \x01(\tB\x15\xbaH\x12r\x102\x0e^[0-9a-f]{64}$R\vcontentHash\"\xc2\x01\n" +
+	"\fcontent_hash\x18\x02 \x01(\tB\x15\xbaH\x12r\x102\x0e^[0-9a-f]{64}$R\vcontentHash\"\xbb\x02\n" +
 	"\rStageAnalysis\x12:\n" +
 	"\x05stage\x18\x01 \x01(\v2\x1c.roadbook.events.v1.StageRefB\x06\xbaH\x03\xc8\x01\x01R\x05stage\x121\n" +
 	"\x06alerts\x18\x02 \x03(\v2\x19.roadbook.events.v1.AlertR\x06alerts\x12B\n" +
-	"\bfamilies\x18\x03 \x03(\v2&.roadbook.events.v1.FamilyAvailabilityR\bfamilies\"\x89\x02\n" +
+	"\bfamilies\x18\x03 \x03(\v2&.roadbook.events.v1.FamilyAvailabilityR\bfamilies\x12=\n" +
+	"\bresupply\x18\x04 \x01(\v2!.roadbook.events.v1.StageResupplyR\bresupply\x128\n" +
+	"\aweather\x18\x05 \x01(\v2\x1e.roadbook.events.v1.DayWeatherR\aweather\"\x85\x03\n" +
+	"\rResupplyPoint\x12@\n" +
+	"\x04kind\x18\x01 \x01(\x0e2 .roadbook.events.v1.ResupplyKindB\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04kind\x12\x1c\n" +
+	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xff\x01R\x04name\x12=\n" +
+	"\blocation\x18\x03 \x01(\v2\x19.roadbook.events.v1.PointB\x06\xbaH\x03\xc8\x01\x01R\blocation\x12!\n" +
+	"\x04at_m\x18\x04 \x01(\x01B\x0e\xbaH\v\x12\t)\x00\x00\x00\x00\x00\x00\x00\x00R\x03atM\x12.\n" +
+	"\voff_route_m\x18\x05 \x01(\x01B\x0e\xbaH\v\x12\t)\x00\x00\x00\x00\x00\x00\x00\x00R\toffRouteM\x12-\n" +
+	"\ropening_hours\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xff\x01R\fopeningHours\x12S\n" +
+	"\x0fopen_at_passage\x18\a \x01(\x0e2!.roadbook.events.v1.OpenAtPassageB\b\xbaH\x05\x82\x01\x02\x10\x01R\ropenAtPassage\"\x8c\x01\n" +
+	"\x0fResupplyOmitted\x12\x18\n" +
+	"\asegment\x18\x01 \x01(\rR\asegment\x12@\n" +
+	"\x04kind\x18\x02 \x01(\x0e2 .roadbook.events.v1.ResupplyKindB\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04kind\x12\x1d\n" +
+	"\x05count\x18\x03 \x01(\rB\a\xbaH\x04*\x02 \x00R\x05count\"\xcc\x01\n" +
+	"\rStageResupply\x12+\n" +
+	"\tsegment_m\x18\x01 \x01(\x01B\x0e\xbaH\v\x12\t!\x00\x00\x00\x00\x00\x00\x00\x00R\bsegmentM\x12D\n" +
+	"\x06points\x18\x02 \x03(\v2!.roadbook.events.v1.ResupplyPointB\t\xbaH\x06\x92\x01\x03\x10\xd8\x04R\x06points\x12H\n" +
+	"\aomitted\x18\x03 \x03(\v2#.roadbook.events.v1.ResupplyOmittedB\t\xbaH\x06\x92\x01\x03\x10\xac\x02R\aomitted\"\xa8\x05\n" +
+	"\n" +
+	"DayWeather\x12E\n" +
+	"\x06source\x18\x01 \x01(\x0e2!.roadbook.events.v1.WeatherSourceB\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x06source\x12=\n" +
+	"\blocation\x18\x02 \x01(\v2\x19.roadbook.events.v1.PointB\x06\xbaH\x03\xc8\x01\x01R\blocation\x12*\n" +
+	"\x11temperature_min_c\x18\x03 \x01(\x01R\x0ftemperatureMinC\x12*\n" +
+	"\x11temperature_max_c\x18\x04 \x01(\x01R\x0ftemperatureMaxC\x129\n" +
+	"\x10precipitation_mm\x18\x05 \x01(\x01B\x0e\xbaH\v\x12\t)\x00\x00\x00\x00\x00\x00\x00\x00R\x0fprecipitationMm\x12[\n" +
+	"\x1dprecipitation_probability_pct\x18\x06 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00Y@)\x00\x00\x00\x00\x00\x00\x00\x00R\x1bprecipitationProbabilityPct\x120\n" +
+	"\fwind_max_kmh\x18\a \x01(\x01B\x0e\xbaH\v\x12\t)\x00\x00\x00\x00\x00\x00\x00\x00R\n" +
+	"windMaxKmh\x12;\n" +
+	"\rwind_from_deg\x18\b \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x80v@)\x00\x00\x00\x00\x00\x00\x00\x00R\vwindFromDeg\x12!\n" +
+	"\fheadwind_kmh\x18\t \x01(\x01R\vheadwindKmh\x12:\n" +
+	"\fhumidity_pct\x18\n" +
+	" \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00Y@)\x00\x00\x00\x00\x00\x00\x00\x00R\vhumidityPct\x121\n" +
+	"\acomfort\x18\v \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00Y@)\x00\x00\x00\x00\x00\x00\x00\x00R\acomfort\x12#\n" +
+	"\rtypical_years\x18\f \x01(\rR\ftypicalYears\"\x89\x02\n" +
 	"\x11AnalysisRequested\x12)\n" +
 	"\vanalysis_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\n" +
 	"analysisId\x12>\n" +
@@ -1150,7 +1759,7 @@ const file_roadbook_events_v1_analysis_proto_rawDesc = "" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11SEVERITY_CRITICAL\x10\x01\x12\x14\n" +
 	"\x10SEVERITY_WARNING\x10\x02\x12\x12\n" +
-	"\x0eSEVERITY_NUDGE\x10\x03*\xc2\x02\n" +
+	"\x0eSEVERITY_NUDGE\x10\x03*\xdb\x02\n" +
 	"\n" +
 	"RuleFamily\x12\x1b\n" +
 	"\x17RULE_FAMILY_UNSPECIFIED\x10\x00\x12\x18\n" +
@@ -1165,7 +1774,21 @@ const file_roadbook_events_v1_analysis_proto_rawDesc = "" +
 	"\x15RULE_FAMILY_CROSSINGS\x10\t\x12\x17\n" +
 	"\x13RULE_FAMILY_CULTURE\x10\n" +
 	"\x12\x17\n" +
-	"\x13RULE_FAMILY_WEATHER\x10\v*\xc4\x01\n" +
+	"\x13RULE_FAMILY_WEATHER\x10\v\x12\x17\n" +
+	"\x13RULE_FAMILY_BORDERS\x10\f*v\n" +
+	"\fResupplyKind\x12\x1d\n" +
+	"\x19RESUPPLY_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13RESUPPLY_KIND_WATER\x10\x01\x12\x16\n" +
+	"\x12RESUPPLY_KIND_SHOP\x10\x02\x12\x16\n" +
+	"\x12RESUPPLY_KIND_FOOD\x10\x03*f\n" +
+	"\rOpenAtPassage\x12\x1f\n" +
+	"\x1bOPEN_AT_PASSAGE_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14OPEN_AT_PASSAGE_OPEN\x10\x01\x12\x1a\n" +
+	"\x16OPEN_AT_PASSAGE_CLOSED\x10\x02*h\n" +
+	"\rWeatherSource\x12\x1e\n" +
+	"\x1aWEATHER_SOURCE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17WEATHER_SOURCE_FORECAST\x10\x01\x12\x1a\n" +
+	"\x16WEATHER_SOURCE_TYPICAL\x10\x02*\xc4\x01\n" +
 	"\x0eAnalysisReason\x12\x1f\n" +
 	"\x1bANALYSIS_REASON_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fANALYSIS_REASON_STAGES_COMPUTED\x10\x01\x12!\n" +
@@ -1186,53 +1809,70 @@ func file_roadbook_events_v1_analysis_proto_rawDescGZIP() []byte {
 	return file_roadbook_events_v1_analysis_proto_rawDescData
 }
 
-var file_roadbook_events_v1_analysis_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_roadbook_events_v1_analysis_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_roadbook_events_v1_analysis_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_roadbook_events_v1_analysis_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_roadbook_events_v1_analysis_proto_goTypes = []any{
 	(Severity)(0),                  // 0: roadbook.events.v1.Severity
 	(RuleFamily)(0),                // 1: roadbook.events.v1.RuleFamily
-	(AnalysisReason)(0),            // 2: roadbook.events.v1.AnalysisReason
-	(*SplitStageAction)(nil),       // 3: roadbook.events.v1.SplitStageAction
-	(*SetDepartureHourAction)(nil), // 4: roadbook.events.v1.SetDepartureHourAction
-	(*AddRestDayAction)(nil),       // 5: roadbook.events.v1.AddRestDayAction
-	(*AlertAction)(nil),            // 6: roadbook.events.v1.AlertAction
-	(*Alert)(nil),                  // 7: roadbook.events.v1.Alert
-	(*FamilyAvailability)(nil),     // 8: roadbook.events.v1.FamilyAvailability
-	(*StageRef)(nil),               // 9: roadbook.events.v1.StageRef
-	(*StageAnalysis)(nil),          // 10: roadbook.events.v1.StageAnalysis
-	(*AnalysisRequested)(nil),      // 11: roadbook.events.v1.AnalysisRequested
-	(*AnalysisPartCompleted)(nil),  // 12: roadbook.events.v1.AnalysisPartCompleted
-	(*AnalysisCompleted)(nil),      // 13: roadbook.events.v1.AnalysisCompleted
-	(*AnalysisFailed)(nil),         // 14: roadbook.events.v1.AnalysisFailed
-	(*AnalysisSuperseded)(nil),     // 15: roadbook.events.v1.AnalysisSuperseded
-	nil,                            // 16: roadbook.events.v1.Alert.MetricsEntry
-	(*Point)(nil),                  // 17: roadbook.events.v1.Point
-	(ProviderAvailability)(0),      // 18: roadbook.events.v1.ProviderAvailability
+	(ResupplyKind)(0),              // 2: roadbook.events.v1.ResupplyKind
+	(OpenAtPassage)(0),             // 3: roadbook.events.v1.OpenAtPassage
+	(WeatherSource)(0),             // 4: roadbook.events.v1.WeatherSource
+	(AnalysisReason)(0),            // 5: roadbook.events.v1.AnalysisReason
+	(*SplitStageAction)(nil),       // 6: roadbook.events.v1.SplitStageAction
+	(*SetDepartureHourAction)(nil), // 7: roadbook.events.v1.SetDepartureHourAction
+	(*AddRestDayAction)(nil),       // 8: roadbook.events.v1.AddRestDayAction
+	(*AlertAction)(nil),            // 9: roadbook.events.v1.AlertAction
+	(*Alert)(nil),                  // 10: roadbook.events.v1.Alert
+	(*FamilyAvailability)(nil),     // 11: roadbook.events.v1.FamilyAvailability
+	(*StageRef)(nil),               // 12: roadbook.events.v1.StageRef
+	(*StageAnalysis)(nil),          // 13: roadbook.events.v1.StageAnalysis
+	(*ResupplyPoint)(nil),          // 14: roadbook.events.v1.ResupplyPoint
+	(*ResupplyOmitted)(nil),        // 15: roadbook.events.v1.ResupplyOmitted
+	(*StageResupply)(nil),          // 16: roadbook.events.v1.StageResupply
+	(*DayWeather)(nil),             // 17: roadbook.events.v1.DayWeather
+	(*AnalysisRequested)(nil),      // 18: roadbook.events.v1.AnalysisRequested
+	(*AnalysisPartCompleted)(nil),  // 19: roadbook.events.v1.AnalysisPartCompleted
+	(*AnalysisCompleted)(nil),      // 20: roadbook.events.v1.AnalysisCompleted
+	(*AnalysisFailed)(nil),         // 21: roadbook.events.v1.AnalysisFailed
+	(*AnalysisSuperseded)(nil),     // 22: roadbook.events.v1.AnalysisSuperseded
+	nil,                            // 23: roadbook.events.v1.Alert.MetricsEntry
+	(*Point)(nil),                  // 24: roadbook.events.v1.Point
+	(ProviderAvailability)(0),      // 25: roadbook.events.v1.ProviderAvailability
 }
 var file_roadbook_events_v1_analysis_proto_depIdxs = []int32{
-	3,  // 0: roadbook.events.v1.AlertAction.split_stage:type_name -> roadbook.events.v1.SplitStageAction
-	4,  // 1: roadbook.events.v1.AlertAction.set_departure_hour:type_name -> roadbook.events.v1.SetDepartureHourAction
-	5,  // 2: roadbook.events.v1.AlertAction.add_rest_day:type_name -> roadbook.events.v1.AddRestDayAction
+	6,  // 0: roadbook.events.v1.AlertAction.split_stage:type_name -> roadbook.events.v1.SplitStageAction
+	7,  // 1: roadbook.events.v1.AlertAction.set_departure_hour:type_name -> roadbook.events.v1.SetDepartureHourAction
+	8,  // 2: roadbook.events.v1.AlertAction.add_rest_day:type_name -> roadbook.events.v1.AddRestDayAction
 	0,  // 3: roadbook.events.v1.Alert.severity:type_name -> roadbook.events.v1.Severity
-	17, // 4: roadbook.events.v1.Alert.location:type_name -> roadbook.events.v1.Point
-	6,  // 5: roadbook.events.v1.Alert.action:type_name -> roadbook.events.v1.AlertAction
+	24, // 4: roadbook.events.v1.Alert.location:type_name -> roadbook.events.v1.Point
+	9,  // 5: roadbook.events.v1.Alert.action:type_name -> roadbook.events.v1.AlertAction
 	1,  // 6: roadbook.events.v1.Alert.family:type_name -> roadbook.events.v1.RuleFamily
-	16, // 7: roadbook.events.v1.Alert.metrics:type_name -> roadbook.events.v1.Alert.MetricsEntry
+	23, // 7: roadbook.events.v1.Alert.metrics:type_name -> roadbook.events.v1.Alert.MetricsEntry
 	1,  // 8: roadbook.events.v1.FamilyAvailability.family:type_name -> roadbook.events.v1.RuleFamily
-	18, // 9: roadbook.events.v1.FamilyAvailability.availability:type_name -> roadbook.events.v1.ProviderAvailability
-	9,  // 10: roadbook.events.v1.StageAnalysis.stage:type_name -> roadbook.events.v1.StageRef
-	7,  // 11: roadbook.events.v1.StageAnalysis.alerts:type_name -> roadbook.events.v1.Alert
-	8,  // 12: roadbook.events.v1.StageAnalysis.families:type_name -> roadbook.events.v1.FamilyAvailability
-	9,  // 13: roadbook.events.v1.AnalysisRequested.stages:type_name -> roadbook.events.v1.StageRef
-	2,  // 14: roadbook.events.v1.AnalysisRequested.reason:type_name -> roadbook.events.v1.AnalysisReason
-	10, // 15: roadbook.events.v1.AnalysisPartCompleted.stages:type_name -> roadbook.events.v1.StageAnalysis
-	10, // 16: roadbook.events.v1.AnalysisCompleted.stages:type_name -> roadbook.events.v1.StageAnalysis
-	7,  // 17: roadbook.events.v1.AnalysisCompleted.trip_alerts:type_name -> roadbook.events.v1.Alert
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	25, // 9: roadbook.events.v1.FamilyAvailability.availability:type_name -> roadbook.events.v1.ProviderAvailability
+	12, // 10: roadbook.events.v1.StageAnalysis.stage:type_name -> roadbook.events.v1.StageRef
+	10, // 11: roadbook.events.v1.StageAnalysis.alerts:type_name -> roadbook.events.v1.Alert
+	11, // 12: roadbook.events.v1.StageAnalysis.families:type_name -> roadbook.events.v1.FamilyAvailability
+	16, // 13: roadbook.events.v1.StageAnalysis.resupply:type_name -> roadbook.events.v1.StageResupply
+	17, // 14: roadbook.events.v1.StageAnalysis.weather:type_name -> roadbook.events.v1.DayWeather
+	2,  // 15: roadbook.events.v1.ResupplyPoint.kind:type_name -> roadbook.events.v1.ResupplyKind
+	24, // 16: roadbook.events.v1.ResupplyPoint.location:type_name -> roadbook.events.v1.Point
+	3,  // 17: roadbook.events.v1.ResupplyPoint.open_at_passage:type_name -> roadbook.events.v1.OpenAtPassage
+	2,  // 18: roadbook.events.v1.ResupplyOmitted.kind:type_name -> roadbook.events.v1.ResupplyKind
+	14, // 19: roadbook.events.v1.StageResupply.points:type_name -> roadbook.events.v1.ResupplyPoint
+	15, // 20: roadbook.events.v1.StageResupply.omitted:type_name -> roadbook.events.v1.ResupplyOmitted
+	4,  // 21: roadbook.events.v1.DayWeather.source:type_name -> roadbook.events.v1.WeatherSource
+	24, // 22: roadbook.events.v1.DayWeather.location:type_name -> roadbook.events.v1.Point
+	12, // 23: roadbook.events.v1.AnalysisRequested.stages:type_name -> roadbook.events.v1.StageRef
+	5,  // 24: roadbook.events.v1.AnalysisRequested.reason:type_name -> roadbook.events.v1.AnalysisReason
+	13, // 25: roadbook.events.v1.AnalysisPartCompleted.stages:type_name -> roadbook.events.v1.StageAnalysis
+	13, // 26: roadbook.events.v1.AnalysisCompleted.stages:type_name -> roadbook.events.v1.StageAnalysis
+	10, // 27: roadbook.events.v1.AnalysisCompleted.trip_alerts:type_name -> roadbook.events.v1.Alert
+	28, // [28:28] is the sub-list for method output_type
+	28, // [28:28] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_roadbook_events_v1_analysis_proto_init() }
@@ -1252,8 +1892,8 @@ func file_roadbook_events_v1_analysis_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_roadbook_events_v1_analysis_proto_rawDesc), len(file_roadbook_events_v1_analysis_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   14,
+			NumEnums:      6,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
