@@ -98,22 +98,34 @@ type StageWeather struct {
 	Index      int
 	Start, End route.Point
 	Weather    Weather
+	// Typical says Weather is typical of the date (past years), not a
+	// forecast: the comfort alert says so, and the headwind rule, which
+	// needs a day's actual wind direction, leaves the stage out.
+	Typical bool
 }
 
 // HeadwindAlert raises the trip-wide headwind warning when a headwind of at
-// least 25 km/h blows on at least 60 % of the stages (a rest day should not
-// be passed in). It returns false for no stages.
+// least 25 km/h is forecast on at least 60 % of the stages with a forecast
+// (typical days are left out; a rest day should not be passed in). It
+// returns false when no stage has a forecast.
 func HeadwindAlert(stages []StageWeather) (Alert, bool) {
 	if len(stages) == 0 {
 		return Alert{}, false
 	}
-	n := 0
+	n, forecast := 0, 0
 	for _, s := range stages {
+		if s.Typical {
+			continue
+		}
+		forecast++
 		if s.Weather.WindKmh >= headwindMinKmh && ClassifyWind(Bearing(s.Start, s.End), s.Weather.WindFromDeg) == Headwind {
 			n++
 		}
 	}
-	share := float64(n) / float64(len(stages))
+	if forecast == 0 {
+		return Alert{}, false
+	}
+	share := float64(n) / float64(forecast)
 	if share < headwindStageShare {
 		return Alert{}, false
 	}
@@ -121,7 +133,7 @@ func HeadwindAlert(stages []StageWeather) (Alert, bool) {
 		Code:       CodeHeadwind,
 		Severity:   SeverityWarning,
 		StageIndex: TripWide,
-		Message:    fmt.Sprintf("A headwind of %.0f km/h or more is forecast on %d of %d stages.", headwindMinKmh, n, len(stages)),
+		Message:    fmt.Sprintf("A headwind of %.0f km/h or more is forecast on %d of %d stages.", headwindMinKmh, n, forecast),
 		Value:      share,
 	}, true
 }
@@ -135,11 +147,15 @@ func ComfortAlerts(stages []StageWeather) []Alert {
 		if c > comfortAlertMax {
 			continue
 		}
+		what := "has poor riding weather"
+		if s.Typical {
+			what = "typically has poor riding weather on its date (past years, not a forecast)"
+		}
 		out = append(out, Alert{
 			Code:       CodeWeatherComfortLow,
 			Severity:   SeverityWarning,
 			StageIndex: s.Index,
-			Message:    fmt.Sprintf("Stage %d has poor riding weather (comfort %.0f/100: %.0f °C, wind %.0f km/h, rain %.0f %%).", s.Index+1, c, s.Weather.TemperatureC, s.Weather.WindKmh, s.Weather.RainProbabilityPct),
+			Message:    fmt.Sprintf("Stage %d %s (comfort %.0f/100: %.0f °C, wind %.0f km/h, rain %.0f %%).", s.Index+1, what, c, s.Weather.TemperatureC, s.Weather.WindKmh, s.Weather.RainProbabilityPct),
 			HasPoint:   true,
 			Lat:        s.End.Lat,
 			Lon:        s.End.Lon,

@@ -187,10 +187,15 @@ func (p familyProvider) Analyze(ctx context.Context, t trip.State, stages []trip
 	for _, s := range stages {
 		hashByIndex[s.Index] = s.ContentHash
 	}
-	out := consumer.ProviderResult{StageAlerts: map[string][]trip.Alert{}, Resupply: map[string]*trip.Resupply{}}
+	out := consumer.ProviderResult{StageAlerts: map[string][]trip.Alert{}, Resupply: map[string]*trip.Resupply{}, Weather: map[string]*trip.Weather{}}
 	for i, r := range res.Resupply {
 		if h, ok := hashByIndex[i]; ok {
 			out.Resupply[h] = tripResupply(r)
+		}
+	}
+	for i, w := range res.Weather {
+		if h, ok := hashByIndex[i]; ok {
+			out.Weather[h] = tripWeather(w)
 		}
 	}
 	for _, a := range res.Alerts {
@@ -298,4 +303,11 @@ func (r detourRouter) Detour(ctx context.Context, from, waypoint route.Point) (f
 		return 0, consumer.Permanent(errors.New("osrm: the detour was not routed"))
 	}
 	return d, nil
+}
+
+// tripWeather maps a day's weather to the trip's result.
+func tripWeather(w alert.DayWeather) *trip.Weather {
+	return &trip.Weather{Typical: w.Typical, TypicalYears: w.Years, Location: route.Point{Lat: w.Lat, Lon: w.Lon},
+		TempMinC: w.TempMinC, TempMaxC: w.TempMaxC, PrecipitationMM: w.PrecipitationMM, PrecipProbabilityPct: w.PrecipProbabilityPct,
+		WindMaxKmh: w.WindMaxKmh, WindFromDeg: w.WindFromDeg, HeadwindKmh: w.HeadwindKmh, HumidityPct: w.HumidityPct, Comfort: w.Comfort}
 }

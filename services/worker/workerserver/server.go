@@ -91,6 +91,12 @@ type Config struct {
 	// providers' base URLs; empty turns one off (its families then read
 	// not_configured, and detours stay estimated).
 	OverpassURL, OpenMeteoURL, OSRMURL string
+	// OpenMeteoArchiveURL is Open-Meteo's historical weather API, where the
+	// typical conditions of dates beyond the 16-day forecast come from;
+	// empty means the public archive when OpenMeteoURL is the public
+	// forecast API, else OpenMeteoURL itself (a self-hosted Open-Meteo
+	// serves both).
+	OpenMeteoArchiveURL string
 	// ProviderInterval spaces the requests to each data provider, for the
 	// whole application (default 1 s).
 	ProviderInterval time.Duration

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -165,6 +166,23 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		if err != nil {
 			return tp, err
 		}
+		archiveURL := cfg.OpenMeteoArchiveURL
+		if archiveURL == "" {
+			archiveURL = cfg.OpenMeteoURL
+			if strings.TrimSuffix(cfg.OpenMeteoURL, "/") == provider.DefaultOpenMeteoBaseURL {
+				archiveURL = provider.DefaultOpenMeteoArchiveURL
+			}
+		}
+		// The archive shares the forecast's pacer key: Open-Meteo's usage
+		// policy counts both against one limit.
+		ac, err := upstream.New("open-meteo-archive", upstream.WithBaseURL(archiveURL), upstream.WithUserAgent(ua),
+			upstream.WithPacer(&lazyPacer{js: js, key: "open-meteo", interval: interval}),
+			upstream.WithCache(&lazyCache{js: js, bucket: providerCache, ttl: 24 * time.Hour}),
+			upstream.WithTimeout(30*time.Second), upstream.WithMetrics(m))
+		if err != nil {
+			return tp, fmt.Errorf("%w: open-meteo archive URL: %w", ErrInvalidConfig, err)
+		}
+		w.WithArchive(ac).WithClock(cfg.Clock)
 		tp.providers = append(tp.providers, familyProvider{a: &provider.Analyzer{Weather: w}, family: alert.FamilyWeather, events: []string{"weather"}})
 	}
 	if cfg.OSRMURL != "" {

@@ -97,7 +97,7 @@ func openMeteoServer(t *testing.T, hits *atomic.Int32) *httptest.Server {
 			w.WriteHeader(http.StatusBadRequest)
 			return
 		}
-		_, _ = fmt.Fprintf(w, `{"latitude":%s,"longitude":%s,"timezone":"Europe/Oslo","daily_units":{"time":"iso8601","temperature_2m_max":"°C","wind_speed_10m_max":"km/h"},"daily":{"time":[%q],"temperature_2m_max":[38.0],"wind_speed_10m_max":[30.0],"wind_direction_10m_dominant":[0],"relative_humidity_2m_mean":[90],"precipitation_probability_max":[80]}}`,
+		_, _ = fmt.Fprintf(w, `{"latitude":%s,"longitude":%s,"timezone":"Europe/Oslo","daily_units":{"time":"iso8601","temperature_2m_max":"°C","wind_speed_10m_max":"km/h"},"daily":{"time":[%q],"temperature_2m_max":[38.0],"temperature_2m_min":[22.5],"precipitation_sum":[6.2],"wind_speed_10m_max":[30.0],"wind_direction_10m_dominant":[0],"relative_humidity_2m_mean":[90],"precipitation_probability_max":[80]}}`,
 			q.Get("latitude"), q.Get("longitude"), q.Get("start_date"))
 	}))
 	t.Cleanup(srv.Close)

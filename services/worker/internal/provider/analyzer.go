@@ -51,6 +51,9 @@ type Result struct {
 	// Resupply are the resupply points per riding stage index, when the OSM
 	// family was evaluated.
 	Resupply map[int]StageResupply
+	// Weather is each dated riding stage's weather by stage index, when the
+	// weather family was evaluated.
+	Weather map[int]alert.DayWeather
 	// Availability has one entry for alert.FamilyOSM and one for
 	// alert.FamilyWeather.
 	Availability []alert.Availability
@@ -89,10 +92,11 @@ func (a *Analyzer) AnalyzeTrip(ctx context.Context, stages []Stage, rider Rider)
 		return Result{}, err
 	}
 	res.Resupply = resupply
-	wAlerts, wAvail := a.weather(ctx, stages)
+	wAlerts, weather, wAvail := a.weather(ctx, stages)
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	res.Weather = weather
 	res.Alerts = append(osmAlerts, wAlerts...)
 	if accs != nil {
 		res.Accommodations = accs
@@ -155,34 +159,88 @@ func (a *Analyzer) Shortlist(ctx context.Context, s Stage, radiusM float64) ([]a
 	return alert.Shortlist(cands, a.Enabled, month), nil
 }
 
-func (a *Analyzer) weather(ctx context.Context, stages []Stage) ([]alert.Alert, alert.Availability) {
+// weather finds each dated riding stage's weather at the middle of its
+// route — a forecast within the horizon, typical conditions beyond it —
+// and raises the comfort alerts (forecast and typical, said which) and the
+// trip-wide headwind alert (forecast days only).
+func (a *Analyzer) weather(ctx context.Context, stages []Stage) ([]alert.Alert, map[int]alert.DayWeather, alert.Availability) {
 	if a.Weather == nil {
-		return nil, alert.Unavailable(alert.FamilyWeather, "weather provider not configured")
+		return nil, nil, alert.Unavailable(alert.FamilyWeather, "weather provider not configured")
 	}
-	var sw []alert.StageWeather
+	days := map[int]alert.DayWeather{}
+	var typical []WeatherAt
+	var typicalOf []int
 	dated := 0
-	for _, s := range stages {
+	for i, s := range stages {
 		if s.RestDay || s.Date.IsZero() {
 			continue
 		}
 		dated++
-		w, ok, err := a.Weather.Daily(ctx, s.End, s.Date)
-		if err != nil {
-			return nil, alert.Unavailable(alert.FamilyWeather, unavailableReason("open-meteo", err))
+		at := midpoint(s)
+		if a.Weather.Forecastable(s.Date) {
+			w, ok, err := a.Weather.Forecast(ctx, at, s.Date)
+			switch {
+			case err != nil && !beyondForecast(err):
+				return nil, nil, alert.Unavailable(alert.FamilyWeather, unavailableReason("open-meteo", err))
+			case ok:
+				days[i] = w
+				continue
+			}
 		}
-		if ok {
-			sw = append(sw, alert.StageWeather{Index: s.Index, Start: s.Start, End: s.End, Weather: w})
+		typical = append(typical, WeatherAt{Point: at, Date: s.Date})
+		typicalOf = append(typicalOf, i)
+	}
+	if len(typical) > 0 {
+		tw, err := a.Weather.Typical(ctx, typical)
+		if err != nil {
+			return nil, nil, alert.Unavailable(alert.FamilyWeather, unavailableReason("open-meteo", err))
+		}
+		for j, w := range tw {
+			days[typicalOf[j]] = w
 		}
 	}
 	switch {
 	case dated == 0:
-		return nil, alert.Unavailable(alert.FamilyWeather, "the trip has no dates to forecast")
-	case len(sw) == 0:
-		return nil, alert.Unavailable(alert.FamilyWeather, "no forecast yet for the stage dates")
+		return nil, nil, alert.Unavailable(alert.FamilyWeather, "the trip has no dates to forecast")
+	case len(days) == 0:
+		return nil, nil, alert.Unavailable(alert.FamilyWeather, "no forecast yet for the stage dates")
+	}
+	var sw []alert.StageWeather
+	out := map[int]alert.DayWeather{}
+	for i, s := range stages {
+		w, ok := days[i]
+		if !ok {
+			continue
+		}
+		w = w.Finish(alert.Bearing(s.Start, s.End))
+		out[s.Index] = w
+		sw = append(sw, alert.StageWeather{Index: s.Index, Start: s.Start, End: s.End, Typical: w.Typical,
+			Weather: alert.Weather{TemperatureC: w.TempMaxC, WindKmh: w.WindMaxKmh, WindFromDeg: w.WindFromDeg,
+				HumidityPct: w.HumidityPct, RainProbabilityPct: w.PrecipProbabilityPct}})
 	}
 	alerts := alert.ComfortAlerts(sw)
 	if h, ok := alert.HeadwindAlert(sw); ok {
 		alerts = append(alerts, h)
 	}
-	return alerts, alert.Evaluated(alert.FamilyWeather)
+	return alerts, out, alert.Evaluated(alert.FamilyWeather)
+}
+
+// midpoint is the point halfway along a stage's route (its end when it has
+// no geometry): where its weather is read.
+func midpoint(s Stage) route.Point {
+	if len(s.Points) < 2 {
+		return s.End
+	}
+	total := 0.0
+	for i := 1; i < len(s.Points); i++ {
+		total += route.Haversine(s.Points[i-1], s.Points[i])
+	}
+	walked := 0.0
+	for i := 1; i < len(s.Points); i++ {
+		walked += route.Haversine(s.Points[i-1], s.Points[i])
+		if walked >= total/2 {
+			return s.Points[i]
+		}
+	}
+	return s.End
 }

@@ -106,7 +106,9 @@ func openMeteoServer(t *testing.T) *httptest.Server {
 			return
 		}
 		day := q.Get("start_date")
-		_, _ = fmt.Fprintf(w, `{"latitude":%s,"longitude":%s,"timezone":"Europe/Oslo","daily_units":{"time":"iso8601","temperature_2m_max":"°C","wind_speed_10m_max":"km/h"},"daily":{"time":[%q],"temperature_2m_max":[38.0],"wind_speed_10m_max":[30.0],"wind_direction_10m_dominant":[0],"relative_humidity_2m_mean":[90],"precipitation_probability_max":[80]}}`,
+		_, _ = fmt.Fprintf(w, `{"latitude":%s,"longitude":%s,"generationtime_ms":0.1,"utc_offset_seconds":7200,"timezone":"Europe/Oslo","timezone_abbreviation":"GMT+2","elevation":23.0,`+
+			`"daily_units":{"time":"iso8601","temperature_2m_max":"°C","temperature_2m_min":"°C","precipitation_sum":"mm","precipitation_probability_max":"%%","wind_speed_10m_max":"km/h","wind_direction_10m_dominant":"°","relative_humidity_2m_mean":"%%"},`+
+			`"daily":{"time":[%q],"temperature_2m_max":[38.0],"temperature_2m_min":[24.1],"precipitation_sum":[12.4],"wind_speed_10m_max":[30.0],"wind_direction_10m_dominant":[0],"relative_humidity_2m_mean":[90],"precipitation_probability_max":[80]}}`,
 			q.Get("latitude"), q.Get("longitude"), day)
 	}))
 	t.Cleanup(srv.Close)
@@ -148,6 +150,7 @@ func TestAnalyzer(t *testing.T) {
 		require.NoError(t, err)
 		om, err := provider.NewOpenMeteo(client(t, "openmeteo", openMeteoServer(t).URL))
 		require.NoError(t, err)
+		om.WithClock(func() time.Time { return time.Date(2025, 5, 30, 9, 0, 0, 0, time.UTC) })
 		a := provider.Analyzer{Overpass: op, Weather: om}
 		res, err := a.Analyze(ctx, stages())
 		require.NoError(t, err)
