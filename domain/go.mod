@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/google/uuid v1.6.0
 	github.com/muktihari/fit v0.26.1
+	github.com/rickar/cal/v2 v2.1.13
 	github.com/ringsaturn/tzf v1.0.2
 	github.com/roadbook/roadbook/proto v0.0.0
 	github.com/stretchr/testify v1.12.1

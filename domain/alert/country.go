@@ -1,55 +1,52 @@
 package alert
 
-import "strings"
+import (
+	_ "embed"
+	"strings"
+	"sync"
+)
 
-// zoneCountry maps the IANA zones of the supported holiday countries to their
-// ISO 3166-1 alpha-2 code. Deriving the country from the zone reuses the one
-// offline lookup the sunset rule already needs instead of shipping country
-// borders; it is exact for these countries because each of their zones lies
-// in one country, with three documented approximations:
-//   - Europe/London covers all of the United Kingdom, but the GB calendar here
-//     is England & Wales's; Scotland and Northern Ireland differ slightly.
-//   - Europe/Busingen (a German exclave inside Switzerland) is Germany.
-//   - Points within about a kilometre of a border may get the neighbour's
-//     zone (see TZFFinder), hence its calendar.
+// zoneTab is tzdata's zone.tab: one line per IANA zone with the ISO
+// 3166-1 alpha-2 code of its country (data/NOTICE.md).
 //
-// A caller that knows the country better (from reverse geocoding) sets
-// Stage.Country, which takes precedence.
-var zoneCountry = map[string]string{
-	"Europe/Paris":     "FR",
-	"Europe/Berlin":    "DE",
-	"Europe/Busingen":  "DE",
-	"Europe/Madrid":    "ES",
-	"Africa/Ceuta":     "ES",
-	"Atlantic/Canary":  "ES",
-	"Europe/Rome":      "IT",
-	"Europe/Brussels":  "BE",
-	"Europe/Amsterdam": "NL",
-	"Europe/Zurich":    "CH",
-	"Europe/Vienna":    "AT",
-	"Europe/London":    "GB",
-	"America/New_York": "US", "America/Chicago": "US", "America/Denver": "US",
-	"America/Phoenix": "US", "America/Los_Angeles": "US", "America/Anchorage": "US",
-	"America/Juneau": "US", "America/Sitka": "US", "America/Metlakatla": "US",
-	"America/Yakutat": "US", "America/Nome": "US", "America/Adak": "US",
-	"Pacific/Honolulu": "US", "America/Detroit": "US", "America/Boise": "US",
-	"America/Menominee": "US",
+//go:embed data/zone.tab
+var zoneTab string
+
+var (
+	zoneCountryOnce sync.Once
+	zoneCountry     map[string]string
+)
+
+// CountryForZone returns the ISO 3166-1 alpha-2 code of the country of an
+// IANA zone, or "" for a zone of no country (the sea's Etc/GMT±N). With the
+// offline ZoneFinder this is the offline country lookup of the border and
+// holiday rules: the tz database's zones follow national borders (each
+// zone.tab zone lies in one country), so the country is exact wherever the
+// zone is. Its limits are the ZoneFinder's (see TZFFinder): within about a
+// kilometre of a border a point may get the neighbour's zone, hence its
+// country.
+func CountryForZone(zone string) string {
+	zoneCountryOnce.Do(func() {
+		zoneCountry = map[string]string{}
+		for _, line := range strings.Split(zoneTab, "\n") {
+			if strings.HasPrefix(line, "#") {
+				continue
+			}
+			f := strings.Split(line, "\t")
+			if len(f) >= 3 {
+				zoneCountry[f[2]] = f[0]
+			}
+		}
+	})
+	return zoneCountry[zone]
 }
 
-// usZonePrefixes are the US zone families with many members.
-var usZonePrefixes = []string{"America/Indiana/", "America/Kentucky/", "America/North_Dakota/"}
-
-// CountryForZone returns the ISO country code of an IANA zone among the
-// countries with a holiday calendar, or "" when the zone is elsewhere (the
-// calendar rule then only checks Sundays).
-func CountryForZone(zone string) string {
-	if c, ok := zoneCountry[zone]; ok {
-		return c
+// CountryAt is the country of a point (CountryForZone of its zone), ""
+// at sea.
+func CountryAt(zones ZoneFinder, lat, lon float64) (string, error) {
+	z, err := zones.ZoneName(lat, lon)
+	if err != nil {
+		return "", err
 	}
-	for _, p := range usZonePrefixes {
-		if strings.HasPrefix(zone, p) {
-			return "US"
-		}
-	}
-	return ""
+	return CountryForZone(z), nil
 }

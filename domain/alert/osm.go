@@ -9,8 +9,12 @@ const (
 	// CodeTrafficPrimaryRoad: a long share of the stage runs on trunk or
 	// primary roads without a separated cycleway.
 	CodeTrafficPrimaryRoad Code = "traffic_primary_road"
-	// CodeRoughSurface: a long, large share of the stage runs on unpaved or
-	// rough ways.
+	// CodeTrafficFastSecondaryRoad: a long share of the stage runs on
+	// secondary roads limited to 70 km/h or more without a separated
+	// cycleway.
+	CodeTrafficFastSecondaryRoad Code = "traffic_fast_secondary_road"
+	// CodeRoughSurface: 500 m or more of the stage run on unpaved or rough
+	// ways or cobbles (a warning when it is long and a large share).
 	CodeRoughSurface Code = "rough_surface"
 	// CodeResupplyGap: more than 30 km of the stage without a shop selling
 	// food near the route.
@@ -30,8 +34,6 @@ const (
 	// CodeNoHealthService: no hospital, clinic, doctor or pharmacy within
 	// 15 km of the stage's route.
 	CodeNoHealthService Code = "no_health_service"
-	// CodeBorderCrossing: the route passes a border control (carry an ID).
-	CodeBorderCrossing Code = "border_crossing"
 	// CodeFerryCrossing: the route meets a ferry line (check the timetable).
 	CodeFerryCrossing Code = "ferry_crossing"
 	// CodeFordCrossing: the route crosses a ford (may be impassable after

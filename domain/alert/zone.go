@@ -3,6 +3,7 @@ package alert
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 	_ "time/tzdata" // zone rules embedded: the rules must not depend on the host's /usr/share/zoneinfo
 
@@ -47,6 +48,20 @@ func NewTZFFinder() (*TZFFinder, error) {
 		return nil, fmt.Errorf("alert: loading tzf data: %w", err)
 	}
 	return &TZFFinder{f: f}, nil
+}
+
+var (
+	sharedOnce   sync.Once
+	sharedFinder *TZFFinder
+	sharedErr    error
+)
+
+// SharedTZFFinder is one TZFFinder for the whole process, built on first
+// use: every worker, test and rule of a process shares its tens of MB
+// instead of loading its own.
+func SharedTZFFinder() (*TZFFinder, error) {
+	sharedOnce.Do(func() { sharedFinder, sharedErr = NewTZFFinder() })
+	return sharedFinder, sharedErr
 }
 
 // ZoneName implements ZoneFinder. tzf takes longitude first; this method

@@ -268,7 +268,7 @@ func (f accommodationFinder) FindAccommodations(ctx context.Context, t trip.Stat
 			out[stages[i].ContentHash] = append(out[stages[i].ContentHash], trip.Accommodation{
 				ProviderID: acc.ID, Name: acc.Name, Type: trip.AccommodationType(acc.Type), Location: loc,
 				PriceMinEUR: acc.Price.MinEUR, PriceMaxEUR: acc.Price.MaxEUR, PriceExact: acc.Price.Exact,
-				PossibleClosed: acc.PossiblyClosed, Website: acc.Tags["website"],
+				PossibleClosed: acc.PossiblyClosed, Website: acc.Tags["website"], ClosedMonths: alert.ClosedMonths(acc.Tags),
 				DistanceFromStageEndM: route.Haversine(ps.End, loc), CompletenessScore: acc.Score,
 			})
 		}

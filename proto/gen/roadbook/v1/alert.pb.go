@@ -90,9 +90,9 @@ const (
 	RuleFamily_RULE_FAMILY_DAYLIGHT RuleFamily = 2
 	// Rest-day rhythm, pacing capacity.
 	RuleFamily_RULE_FAMILY_PACING RuleFamily = 3
-	// Sundays and public holidays.
+	// Sundays, public holidays, seasonal closures.
 	RuleFamily_RULE_FAMILY_CALENDAR RuleFamily = 4
-	// Traffic on primary roads.
+	// Traffic on primary and fast secondary roads.
 	RuleFamily_RULE_FAMILY_TRAFFIC RuleFamily = 5
 	// Rough surfaces.
 	RuleFamily_RULE_FAMILY_SURFACE RuleFamily = 6
@@ -100,7 +100,7 @@ const (
 	RuleFamily_RULE_FAMILY_RESUPPLY RuleFamily = 7
 	// Bike shops, railway stations, health services.
 	RuleFamily_RULE_FAMILY_SERVICES RuleFamily = 8
-	// Border, ferry and ford crossings.
+	// Ferry and ford crossings.
 	RuleFamily_RULE_FAMILY_CROSSINGS RuleFamily = 9
 	// Cultural POIs.
 	RuleFamily_RULE_FAMILY_CULTURE RuleFamily = 10

@@ -23,8 +23,9 @@ const (
 	unavailable   = "unavailable"
 )
 
-// offlineFamilies are the event rule families alert.Evaluate covers.
-var offlineFamilies = []string{"geometry", "daylight", "pacing", "calendar"}
+// offlineFamilies are the event rule families evaluated offline: those of
+// alert.Evaluate, and borders (alert.BorderCrossings).
+var offlineFamilies = []string{"geometry", "daylight", "pacing", "calendar", "borders"}
 
 // providerFamily are the families only a data provider can evaluate.
 var providerFamily = map[string]bool{
@@ -34,18 +35,20 @@ var providerFamily = map[string]bool{
 
 // codeFamily is the event family of each offline alert code.
 var codeFamily = map[alert.Code]string{
-	alert.CodeContinuityGapCritical:      "geometry",
-	alert.CodeContinuityGapWarning:       "geometry",
-	alert.CodeElevationGain:              "geometry",
-	alert.CodeSteepGradient:              "geometry",
-	alert.CodeEbikeRangeExceeded:         "geometry",
-	alert.CodeSunsetArrivalAfterTwilight: "daylight",
-	alert.CodeRestDaySuggested:           "pacing",
-	alert.CodePacingOverCapacity:         "pacing",
-	alert.CodeCalendarSunday:             "calendar",
-	alert.CodeCalendarPublicHoliday:      "calendar",
-	alert.CodeHeadwind:                   "weather",
-	alert.CodeWeatherComfortLow:          "weather",
+	alert.CodeContinuityGapCritical:        "geometry",
+	alert.CodeContinuityGapWarning:         "geometry",
+	alert.CodeElevationGain:                "geometry",
+	alert.CodeSteepGradient:                "geometry",
+	alert.CodeEbikeRangeExceeded:           "geometry",
+	alert.CodeSunsetArrivalAfterTwilight:   "daylight",
+	alert.CodeRestDaySuggested:             "pacing",
+	alert.CodePacingOverCapacity:           "pacing",
+	alert.CodeCalendarSunday:               "calendar",
+	alert.CodeCalendarPublicHoliday:        "calendar",
+	alert.CodeAccommodationSeasonalClosure: "calendar",
+	alert.CodeBorderCrossing:               "borders",
+	alert.CodeHeadwind:                     "weather",
+	alert.CodeWeatherComfortLow:            "weather",
 }
 
 // analyse runs one requested analysis in parts: the offline rules first
@@ -231,6 +234,16 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 		}
 		return res, err
 	}
+	alerts = append(alerts, seasonalClosures(st)...)
+	borders, err := w.borders(stages)
+	if err != nil {
+		res.families["borders"] = unavailable
+		if res.reasons == nil {
+			res.reasons = map[string]string{}
+		}
+		res.reasons["borders"] = "no time zone data for the stages' points"
+	}
+	alerts = append(alerts, borders...)
 	for _, a := range alerts {
 		ta := tripAlert(a)
 		if a.StageIndex == alert.TripWide || a.StageIndex < 0 || a.StageIndex >= len(st.Stages) {
@@ -339,4 +352,45 @@ func (w *Workers) analysisFailed(ctx context.Context, j job.Job, cause error, re
 		trip.RecordAnalysisFailed{AnalysisID: j.ComputedFor, Reason: cause.Error(), Retryable: retryable},
 		options(j, "analysis-failed", j.ComputedFor))
 	return err
+}
+
+// borders finds the national borders every riding stage crosses
+// (alert.BorderCrossings, offline). An error is the time-zone data failing.
+func (w *Workers) borders(stages []alert.Stage) ([]alert.Alert, error) {
+	zones, err := w.zoneFinder()
+	if err != nil {
+		return nil, err
+	}
+	var out []alert.Alert
+	for _, s := range stages {
+		as, err := alert.BorderCrossings(s, zones)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, as...)
+	}
+	return out, nil
+}
+
+// seasonalClosures raises the seasonal-closure alert of every dated stage
+// from the accommodations it has now (chosen, or offered).
+func seasonalClosures(st trip.State) []alert.Alert {
+	var out []alert.Alert
+	for i, s := range st.Stages {
+		if s.RestDay || s.Date.IsZero() || i == len(st.Stages)-1 {
+			continue
+		}
+		var chosen *alert.Lodging
+		if s.Chosen != nil {
+			chosen = &alert.Lodging{Name: s.Chosen.Name, ClosedMonths: s.Chosen.ClosedMonths}
+		}
+		var offered []alert.Lodging
+		for _, a := range s.Offered {
+			offered = append(offered, alert.Lodging{Name: a.Name, ClosedMonths: a.ClosedMonths})
+		}
+		if a, ok := alert.SeasonalClosure(i, dateTime(s.Date), chosen, offered); ok {
+			out = append(out, a)
+		}
+	}
+	return out
 }

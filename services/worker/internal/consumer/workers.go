@@ -112,11 +112,12 @@ func (w *Workers) RecordFailure(ctx context.Context, j job.Job, cause error, ret
 	return fmt.Errorf("%w: kind %q", job.ErrInvalidJob, j.Kind)
 }
 
-// zoneFinder is the time-zone finder, built once on first need (it costs a
-// second and tens of MB, so undated trips never pay for it).
+// zoneFinder is the time-zone finder (and so the country of a point), built
+// once per process on first need: it costs a second and tens of MB, shared
+// by every worker of the process (alert.SharedTZFFinder).
 func (w *Workers) zoneFinder() (alert.ZoneFinder, error) {
 	w.zonesOnce.Do(func() {
-		z, err := alert.NewTZFFinder()
+		z, err := alert.SharedTZFFinder()
 		w.zones, w.zonesErr = z, err
 	})
 	return w.zones, w.zonesErr

@@ -11,11 +11,10 @@ import (
 
 // Crossing rules of DOMAIN §5 (event family "crossings"): one alert per
 // crossing, located where the route meets it, with its distance from the
-// stage start (km) as the value.
+// stage start (km) as the value. National borders are found offline from
+// the country of each point (alert.BorderCrossings, family "borders"), so
+// open borders without a mapped control count too.
 const (
-	// BorderRadiusM: border_crossing (nudge: carry an ID) for a
-	// barrier=border_control node this close to the route.
-	BorderRadiusM = 200.0
 	// FerryRadiusM: ferry_crossing (warning: check the timetable) for a
 	// route=ferry way the route rides: both ends of the line within this
 	// distance of the route (a whole crossing), or the route within it
@@ -39,7 +38,6 @@ const (
 	crossingMergeM = 300.0
 )
 
-func isBorder(tags map[string]string) bool { return tags["barrier"] == "border_control" }
 func isFerry(tags map[string]string) bool  { return tags["route"] == "ferry" }
 func isFord(tags map[string]string) bool   { return tags["ford"] == "yes" }
 
@@ -49,15 +47,13 @@ type crossing struct {
 	at       route.Point
 }
 
-// crossingAlerts raises the border, ferry and ford alerts of one stage.
+// crossingAlerts raises the ferry and ford alerts of one stage.
 func crossingAlerts(index int, t track, feats []Feature) []alert.Alert {
 	if len(t.pts) < 2 {
 		return nil
 	}
 	var out []alert.Alert
 	for _, r := range []proximityRule{
-		{code: alert.CodeBorderCrossing, severity: alert.SeverityNudge, radius: BorderRadiusM, keep: isBorder,
-			message: "Border control %.1f km into this stage: carry an ID."},
 		{code: alert.CodeFerryCrossing, severity: alert.SeverityWarning, radius: FerryRadiusM, keep: isFerry, rides: true,
 			message: "Ferry %.1f km into this stage: the ride needs it, check the timetable."},
 		{code: alert.CodeFordCrossing, severity: alert.SeverityWarning, radius: FordRadiusM, keep: isFord,

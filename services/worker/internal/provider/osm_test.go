@@ -147,8 +147,29 @@ func TestOSMRules(t *testing.T) {
 			}, code: alert.CodeTrafficPrimaryRoad},
 		{name: "a primary road 60 m beside the route is not ridden",
 			stage: stageOf(80), els: []element{way(1, along(10, 30, 60), primary)}, code: alert.CodeTrafficPrimaryRoad},
-		{name: "a secondary road is not a traffic risk",
-			stage: stageOf(80), els: []element{way(1, along(10, 30, 8), map[string]string{"highway": "secondary"})}, code: alert.CodeTrafficPrimaryRoad},
+		{name: "a secondary road is not a primary road",
+			stage: stageOf(80), els: []element{way(1, along(10, 30, 8), map[string]string{"highway": "secondary", "maxspeed": "80"})}, code: alert.CodeTrafficPrimaryRoad},
+
+		// fast secondary roads: the same length threshold, from 70 km/h.
+		{name: "6 km of secondary road limited to 80 km/h raise traffic_fast_secondary_road",
+			stage: stageOf(80), els: []element{way(1, along(10, 16, 8), map[string]string{"highway": "secondary", "maxspeed": "80"})}, code: alert.CodeTrafficFastSecondaryRoad, want: 1,
+			check: func(t *testing.T, a alert.Alert) {
+				require.Equal(t, alert.SeverityWarning, a.Severity)
+				require.InDelta(t, 6, a.Value, 0.2)
+				require.Contains(t, a.Message, "70 km/h")
+			}},
+		{name: "a rural default speed counts as fast",
+			stage: stageOf(80), els: []element{way(1, along(10, 16, 8), map[string]string{"highway": "secondary", "maxspeed:type": "NO:rural"})}, code: alert.CodeTrafficFastSecondaryRoad, want: 1},
+		{name: "45 mph is fast",
+			stage: stageOf(80), els: []element{way(1, along(10, 16, 8), map[string]string{"highway": "secondary", "maxspeed": "45 mph"})}, code: alert.CodeTrafficFastSecondaryRoad, want: 1},
+		{name: "a secondary road limited to 60 km/h is not fast",
+			stage: stageOf(80), els: []element{way(1, along(10, 30, 8), map[string]string{"highway": "secondary", "maxspeed": "60"})}, code: alert.CodeTrafficFastSecondaryRoad},
+		{name: "a secondary road without a speed limit is not known to be fast",
+			stage: stageOf(80), els: []element{way(1, along(10, 30, 8), map[string]string{"highway": "secondary"})}, code: alert.CodeTrafficFastSecondaryRoad},
+		{name: "4.5 km of fast secondary road stay under the 5 km threshold",
+			stage: stageOf(80), els: []element{way(1, along(10, 14.5, 8), map[string]string{"highway": "secondary", "maxspeed": "90"})}, code: alert.CodeTrafficFastSecondaryRoad},
+		{name: "a fast secondary road with a cycle lane is not flagged",
+			stage: stageOf(80), els: []element{way(1, along(10, 20, 8), map[string]string{"highway": "secondary", "maxspeed": "80", "cycleway:both": "lane"})}, code: alert.CodeTrafficFastSecondaryRoad},
 		{name: "on an 8 km stage 25 % is the threshold: 2.5 km raise it",
 			stage: stageOf(8), els: []element{way(1, along(1, 3.5, 8), primary)}, code: alert.CodeTrafficPrimaryRoad, want: 1},
 		{name: "on an 8 km stage 1.5 km stay under 25 %",
@@ -158,19 +179,41 @@ func TestOSMRules(t *testing.T) {
 		{name: "on a 2 km stage 1.2 km raise it",
 			stage: stageOf(2), els: []element{way(1, along(0.5, 1.7, 8), primary)}, code: alert.CodeTrafficPrimaryRoad, want: 1},
 
-		// surface: ≥ 5 km and ≥ 20 % on rough ways.
-		{name: "17 km of gravel on an 80 km stage raise rough_surface",
+		// surface: a nudge from 500 m of rough ways or cobbles; a warning
+		// when ≥ 5 km and ≥ 20 % of the stage.
+		{name: "17 km of gravel on an 80 km stage raise a rough_surface warning",
 			stage: stageOf(80), els: []element{way(1, along(20, 37, 5), map[string]string{"highway": "track", "surface": "gravel"})}, code: alert.CodeRoughSurface, want: 1,
 			check: func(t *testing.T, a alert.Alert) {
+				require.Equal(t, alert.SeverityWarning, a.Severity)
 				require.InDelta(t, 17, a.Value, 0.3)
 				require.InDelta(t, km(20).Lat, a.Lat, 0.002)
 			}},
-		{name: "10 km of gravel are under 20 % of an 80 km stage",
-			stage: stageOf(80), els: []element{way(1, along(20, 30, 5), map[string]string{"surface": "gravel"})}, code: alert.CodeRoughSurface},
-		{name: "6 km of dirt on a 20 km stage raise it",
-			stage: stageOf(20), els: []element{way(1, along(2, 8, 5), map[string]string{"surface": "dirt"})}, code: alert.CodeRoughSurface, want: 1},
-		{name: "4.5 km of dirt on a 20 km stage are under 5 km",
-			stage: stageOf(20), els: []element{way(1, along(2, 6.5, 5), map[string]string{"surface": "dirt"})}, code: alert.CodeRoughSurface},
+		{name: "10 km of gravel are under 20 % of an 80 km stage: a nudge",
+			stage: stageOf(80), els: []element{way(1, along(20, 30, 5), map[string]string{"surface": "gravel"})}, code: alert.CodeRoughSurface, want: 1,
+			check: func(t *testing.T, a alert.Alert) { require.Equal(t, alert.SeverityNudge, a.Severity) }},
+		{name: "6 km of dirt on a 20 km stage raise a warning",
+			stage: stageOf(20), els: []element{way(1, along(2, 8, 5), map[string]string{"surface": "dirt"})}, code: alert.CodeRoughSurface, want: 1,
+			check: func(t *testing.T, a alert.Alert) { require.Equal(t, alert.SeverityWarning, a.Severity) }},
+		{name: "4.5 km of dirt on a 20 km stage are under 5 km: a nudge",
+			stage: stageOf(20), els: []element{way(1, along(2, 6.5, 5), map[string]string{"surface": "dirt"})}, code: alert.CodeRoughSurface, want: 1,
+			check: func(t *testing.T, a alert.Alert) { require.Equal(t, alert.SeverityNudge, a.Severity) }},
+		{name: "600 m of cobbles raise a nudge naming them",
+			stage: stageOf(20), els: []element{way(1, along(2, 2.6, 5), map[string]string{"highway": "residential", "surface": "sett"})}, code: alert.CodeRoughSurface, want: 1,
+			check: func(t *testing.T, a alert.Alert) {
+				require.Equal(t, alert.SeverityNudge, a.Severity)
+				require.InDelta(t, 0.6, a.Value, 0.15)
+				require.Contains(t, a.Message, "on cobbles")
+				require.InDelta(t, 0.6, a.Metrics["cobbles_km"], 0.15)
+			}},
+		{name: "400 m of cobbles are under 500 m",
+			stage: stageOf(20), els: []element{way(1, along(2, 2.4, 5), map[string]string{"surface": "cobblestone"})}, code: alert.CodeRoughSurface},
+		{name: "bad smoothness without a surface tag is rough",
+			stage: stageOf(20), els: []element{way(1, along(2, 3, 5), map[string]string{"highway": "unclassified", "smoothness": "very_bad"})}, code: alert.CodeRoughSurface, want: 1},
+		{name: "intermediate smoothness is not rough, and a surface tag wins over smoothness",
+			stage: stageOf(20), els: []element{
+				way(1, along(2, 4, 5), map[string]string{"smoothness": "intermediate"}),
+				way(2, along(4, 8, 5), map[string]string{"surface": "asphalt", "smoothness": "bad"}),
+			}, code: alert.CodeRoughSurface},
 		{name: "a grade4 track without a surface tag is rough",
 			stage: stageOf(20), els: []element{way(1, along(2, 8, 5), map[string]string{"highway": "track", "tracktype": "grade4"})}, code: alert.CodeRoughSurface, want: 1},
 		{name: "compacted and fine gravel are smooth enough, whatever the tracktype",
@@ -217,17 +260,10 @@ func TestOSMRules(t *testing.T) {
 			stage: stageOf(80), els: append(services()[:2], node(1, east(km(40), 16000), map[string]string{"amenity": "hospital"})), code: alert.CodeNoHealthService, want: 1,
 			check: func(t *testing.T, a alert.Alert) { require.Equal(t, alert.SeverityWarning, a.Severity) }},
 
-		// crossings: one alert per crossing, located, capped.
-		{name: "a border control 150 m from the route is a border crossing",
-			stage: stageOf(80), els: []element{node(1, east(km(30), 150), map[string]string{"barrier": "border_control"})}, code: alert.CodeBorderCrossing, want: 1,
-			check: func(t *testing.T, a alert.Alert) {
-				require.Equal(t, alert.SeverityNudge, a.Severity)
-				require.Equal(t, east(km(30), 150).Lon, a.Lon, "located at the control")
-				require.InDelta(t, 30, a.Value, 0.3, "km into the stage")
-				require.Contains(t, a.Message, "ID")
-			}},
-		{name: "a border control 300 m away is another road's",
-			stage: stageOf(80), els: []element{node(1, east(km(30), 300), map[string]string{"barrier": "border_control"})}, code: alert.CodeBorderCrossing},
+		// crossings: one alert per crossing, located, capped (borders are
+		// offline: alert.BorderCrossings).
+		{name: "a border control node raises nothing here: borders are found offline",
+			stage: stageOf(80), els: []element{node(1, east(km(30), 50), map[string]string{"barrier": "border_control"})}, code: alert.CodeBorderCrossing},
 		{name: "a ferry line on the route, split in two ways, is one ferry crossing",
 			stage: stageOf(80), els: []element{
 				way(1, along(50, 51, 5), map[string]string{"route": "ferry", "name": "Fjord ferry"}),
@@ -346,7 +382,8 @@ func TestStageQuery(t *testing.T) {
 		for _, sel := range []string{
 			`way(around:121,`, `out tags geom;`,
 			`node(around:500,`, `["shop"~"^(supermarket|convenience|bakery|general|greengrocer)$"]`, `["man_made"="water_tap"]`,
-			`node(around:200,`, `["barrier"="border_control"]`, `node(around:50,`, `["ford"="yes"]`,
+			`["amenity"~"^(drinking_water|water_point|cafe|restaurant|fast_food)$"]`, `["natural"="spring"]`, `out center;`,
+			`node(around:50,`, `["ford"="yes"]`, `smoothness`, `|secondary|`,
 			`node(around:2000,`, `["shop"="bicycle"]`,
 			`node(around:10000,`, `["railway"~"^(station|halt)$"]`, `["public_transport"="station"]["train"="yes"]`,
 			`node(around:15000,`, `["amenity"~"^(hospital|clinic|doctors|pharmacy)$"]`,
@@ -384,12 +421,13 @@ func TestStageQuery(t *testing.T) {
 		fams := provider.OSMFamilies()
 		require.ElementsMatch(t, []string{"traffic", "surface", "resupply", "services", "crossings", "culture"}, fams)
 		for _, c := range []alert.Code{
-			alert.CodeTrafficPrimaryRoad, alert.CodeRoughSurface, alert.CodeResupplyGap, alert.CodeWaterGap,
-			alert.CodeNoBikeShop, alert.CodeNoRailwayStation, alert.CodeNoHealthService,
-			alert.CodeBorderCrossing, alert.CodeFerryCrossing, alert.CodeFordCrossing, alert.CodeCulturalPOI,
+			alert.CodeTrafficPrimaryRoad, alert.CodeTrafficFastSecondaryRoad, alert.CodeRoughSurface, alert.CodeResupplyGap,
+			alert.CodeWaterGap, alert.CodeResupplyClosedAtPassage, alert.CodeNoBikeShop, alert.CodeNoRailwayStation,
+			alert.CodeNoHealthService, alert.CodeFerryCrossing, alert.CodeFordCrossing, alert.CodeCulturalPOI,
 		} {
 			require.Contains(t, fams, provider.EventFamily(c), c)
 		}
+		require.Empty(t, provider.EventFamily(alert.CodeBorderCrossing), "borders are offline")
 		require.Empty(t, provider.EventFamily(alert.CodeHeadwind), "weather is not an OSM family")
 	})
 }

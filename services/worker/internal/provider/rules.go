@@ -11,15 +11,15 @@ import (
 // Overpass that is off or failing makes all six not_configured or
 // unavailable together — never a silent "no alerts".
 const (
-	// FamilyTraffic: traffic_primary_road.
+	// FamilyTraffic: traffic_primary_road, traffic_fast_secondary_road.
 	FamilyTraffic = "traffic"
 	// FamilySurface: rough_surface.
 	FamilySurface = "surface"
-	// FamilyResupply: resupply_gap, water_gap.
+	// FamilyResupply: resupply_gap, water_gap, resupply_closed_at_passage.
 	FamilyResupply = "resupply"
 	// FamilyServices: no_bike_shop, no_railway_station, no_health_service.
 	FamilyServices = "services"
-	// FamilyCrossings: border_crossing, ferry_crossing, ford_crossing.
+	// FamilyCrossings: ferry_crossing, ford_crossing (borders are offline).
 	FamilyCrossings = "crossings"
 	// FamilyCulture: cultural_poi.
 	FamilyCulture = "culture"
@@ -32,18 +32,18 @@ func OSMFamilies() []string {
 
 // osmCodeFamily is the event family of each OSM alert code.
 var osmCodeFamily = map[alert.Code]string{
-	alert.CodeTrafficPrimaryRoad:      FamilyTraffic,
-	alert.CodeRoughSurface:            FamilySurface,
-	alert.CodeResupplyGap:             FamilyResupply,
-	alert.CodeWaterGap:                FamilyResupply,
-	alert.CodeResupplyClosedAtPassage: FamilyResupply,
-	alert.CodeNoBikeShop:              FamilyServices,
-	alert.CodeNoRailwayStation:        FamilyServices,
-	alert.CodeNoHealthService:         FamilyServices,
-	alert.CodeBorderCrossing:          FamilyCrossings,
-	alert.CodeFerryCrossing:           FamilyCrossings,
-	alert.CodeFordCrossing:            FamilyCrossings,
-	alert.CodeCulturalPOI:             FamilyCulture,
+	alert.CodeTrafficPrimaryRoad:       FamilyTraffic,
+	alert.CodeTrafficFastSecondaryRoad: FamilyTraffic,
+	alert.CodeRoughSurface:             FamilySurface,
+	alert.CodeResupplyGap:              FamilyResupply,
+	alert.CodeWaterGap:                 FamilyResupply,
+	alert.CodeResupplyClosedAtPassage:  FamilyResupply,
+	alert.CodeNoBikeShop:               FamilyServices,
+	alert.CodeNoRailwayStation:         FamilyServices,
+	alert.CodeNoHealthService:          FamilyServices,
+	alert.CodeFerryCrossing:            FamilyCrossings,
+	alert.CodeFordCrossing:             FamilyCrossings,
+	alert.CodeCulturalPOI:              FamilyCulture,
 }
 
 // EventFamily is the event family of an OSM alert code, or "" for a code

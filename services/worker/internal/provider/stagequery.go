@@ -31,9 +31,10 @@ const (
 )
 
 // Along asks one Overpass query for every OSM element the rules of one
-// stage need (DOMAIN §5): the trunk/primary, rough, ferry and ford ways with
-// their geometry, and the resupply, water, border, ford, bicycle shop,
-// station, health and cultural nodes. The server selects generously (each
+// stage need (DOMAIN §5): the trunk, primary and secondary roads, rough
+// ways (surface, smoothness or tracktype), ferry and ford ways with their
+// geometry, and the resupply, water, ford, bicycle shop, station, health
+// and cultural nodes. The server selects generously (each
 // radius widened by how far the sampled line strays from the stage); the
 // rules measure exact distances from the stage themselves.
 func (o *Overpass) Along(ctx context.Context, pts []route.Point) ([]Feature, error) {
@@ -53,8 +54,12 @@ func stageQuery(pts []route.Point) string {
 	nodeAround := func(r float64) string { return around(r+nodeSlack, nodeLine) }
 	healthLine, healthSlack := sampleLine(pts, healthLineSpacingM)
 
-	wayKeys := "highway|surface|tracktype|route|ford"
-	wayValues := strings.Join(append(append(append([]string{}, mainRoads...), roughSurfaces...), roughTracktypes...), "|") + "|ferry|yes"
+	wayKeys := "highway|surface|smoothness|tracktype|route|ford"
+	var values []string
+	for _, vs := range [][]string{mainRoads, {"secondary"}, roughSurfaces, roughSmoothness, roughTracktypes, {"ferry", "yes"}} {
+		values = append(values, vs...)
+	}
+	wayValues := strings.Join(values, "|")
 	tourismValues, historicValues := strings.Join(cultureTourism, "|"), strings.Join(cultureHistoric, "|")
 
 	var q strings.Builder
@@ -65,12 +70,11 @@ func stageQuery(pts []route.Point) string {
 	fmt.Fprintf(&q, "way(%s)[~\"^(%s)$\"~\"^(%s)$\"];\nout tags geom;\n", wayAround(max(onWayM, FerryRadiusM, FordRadiusM)), wayKeys, wayValues)
 	// Elements every one of which matters: resupply (shops and cafés as
 	// nodes or building outlines, printed at their centre), water,
-	// springs, border, ford.
+	// springs, fords.
 	fmt.Fprintf(&q, "(\nnwr(%s)[\"shop\"~\"^(%s)$\"];\n", nodeAround(POIRadiusM), strings.Join(resupplyShops, "|"))
 	fmt.Fprintf(&q, "nwr(%s)[\"amenity\"~\"^(%s)$\"];\n", nodeAround(POIRadiusM), strings.Join(append(append([]string{}, waterAmenities...), foodAmenities...), "|"))
 	fmt.Fprintf(&q, "node(%s)[\"man_made\"=\"water_tap\"];\n", nodeAround(POIRadiusM))
 	fmt.Fprintf(&q, "node(%s)[\"natural\"=\"spring\"];\n", nodeAround(POIRadiusM))
-	fmt.Fprintf(&q, "node(%s)[\"barrier\"=\"border_control\"];\n", nodeAround(BorderRadiusM))
 	fmt.Fprintf(&q, "node(%s)[\"ford\"=\"yes\"];\n);\nout center;\n", nodeAround(FordRadiusM))
 	// Presence only: a few are enough.
 	fmt.Fprintf(&q, "node(%s)[\"shop\"=\"bicycle\"];\nout body %d;\n", nodeAround(BikeShopRadiusM), presenceOutputCap)

@@ -92,9 +92,10 @@ const (
 	RuleFamily_RULE_FAMILY_DAYLIGHT RuleFamily = 2
 	// Rest-day rhythm and pacing capacity.
 	RuleFamily_RULE_FAMILY_PACING RuleFamily = 3
-	// Sundays and public holidays.
+	// Sundays, public holidays (every country passed) and seasonal closures
+	// of the night's accommodation.
 	RuleFamily_RULE_FAMILY_CALENDAR RuleFamily = 4
-	// Traffic on primary roads (OSM).
+	// Traffic on primary and fast secondary roads (OSM).
 	RuleFamily_RULE_FAMILY_TRAFFIC RuleFamily = 5
 	// Rough surfaces (OSM).
 	RuleFamily_RULE_FAMILY_SURFACE RuleFamily = 6
@@ -102,7 +103,7 @@ const (
 	RuleFamily_RULE_FAMILY_RESUPPLY RuleFamily = 7
 	// Bike shops, railway stations, health services (OSM).
 	RuleFamily_RULE_FAMILY_SERVICES RuleFamily = 8
-	// Border, ferry and ford crossings (OSM).
+	// Ferry and ford crossings (OSM); borders are RULE_FAMILY_BORDERS.
 	RuleFamily_RULE_FAMILY_CROSSINGS RuleFamily = 9
 	// Cultural POIs near the route (OSM).
 	RuleFamily_RULE_FAMILY_CULTURE RuleFamily = 10
