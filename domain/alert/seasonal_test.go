@@ -12,7 +12,7 @@ import (
 func TestSeasonalClosure(t *testing.T) {
 	t.Parallel()
 	summer := alert.ClosedMonths(map[string]string{"opening_hours": "May-Sep: Mo-Su 08:00-22:00"}) // closed Oct–Apr
-	seasonal := alert.ClosedMonths(map[string]string{"seasonal": "yes"})                        // Nov–Mar
+	seasonal := alert.ClosedMonths(map[string]string{"seasonal": "yes"})                           // Nov–Mar
 	open := alert.ClosedMonths(map[string]string{"opening_hours": "24/7"})
 	require.Equal(t, uint16(0b111000001111), summer, "Jan–Apr and Oct–Dec")
 	require.Equal(t, uint16(0b110000000111), seasonal)

@@ -38,8 +38,8 @@ const (
 	crossingMergeM = 300.0
 )
 
-func isFerry(tags map[string]string) bool  { return tags["route"] == "ferry" }
-func isFord(tags map[string]string) bool   { return tags["ford"] == "yes" }
+func isFerry(tags map[string]string) bool { return tags["route"] == "ferry" }
+func isFord(tags map[string]string) bool  { return tags["ford"] == "yes" }
 
 // crossing is one place where the route meets a crossing feature.
 type crossing struct {

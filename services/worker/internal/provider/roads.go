@@ -194,7 +194,7 @@ func roadAlerts(index int, t track, feats []Feature) []alert.Alert {
 			Message: fmt.Sprintf("%.1f km (%.0f %%) of this stage run on unpaved or rough surfaces%s; the longest stretch, %.1f km, starts %.1f km in.",
 				km, 100*km/stageKm, of, (longest.to-longest.from)/1000, longest.from/1000),
 			HasPoint: true, Lat: p.Lat, Lon: p.Lon, Value: round1(km),
-			Metrics:  map[string]float64{"cobbles_km": round1(cobbleKm / 1000)},
+			Metrics: map[string]float64{"cobbles_km": round1(cobbleKm / 1000)},
 		})
 	}
 	return out
