@@ -23,13 +23,19 @@ type devFlags struct {
 	dataDir, apiAddr, mcpAddr, logLevel string
 	noAuth                              bool
 	tokenTTL, shutdown                  time.Duration
+	// providers and userAgent switch on the public data providers
+	// (workerFlags).
+	providers, userAgent string
 }
 
 // runDev is `roadbook dev`: embedded NATS with JetStream and the embedded
 // event store under --data-dir, the gazetteer geocoder, a dev token
 // issuer, and the API, worker and MCP server in this one process. Once
 // everything is ready it prints the URLs, two tokens and an MCP client
-// configuration, and writes them to <data-dir>/dev.json.
+// configuration, and writes them to <data-dir>/dev.json; then which data
+// providers are on. They are all off unless --providers public (or
+// ROADBOOK_PROVIDERS=public) turns on the public Overpass, Open-Meteo and
+// Nominatim, paced by their usage policies.
 func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("dev", stderr)
 	var f devFlags
@@ -40,6 +46,8 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.noAuth, "no-auth", false, "map requests without a token to the dev user (loopback listeners only)")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", 30*24*time.Hour, "lifetime of the printed tokens")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 10*time.Second, "how long SIGINT/SIGTERM may take to drain")
+	registerProviders(fs, &f.providers)
+	fs.StringVar(&f.userAgent, "user-agent", env("ROADBOOK_USER_AGENT", workerserver.DefaultUserAgent), "identifying User-Agent for third parties ($ROADBOOK_USER_AGENT)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -88,6 +96,8 @@ type devInstance struct {
 	workerDone       chan error
 	mcp              devMCP
 	stopped, devJSON bool
+	// providers is the data-provider summary the banner ends with.
+	providers string
 }
 
 // start opens the data directory and starts every part; nothing is
@@ -167,10 +177,11 @@ func (d *devInstance) start(ctx context.Context) error {
 
 	wcfg := workerserver.Config{Store: store, NATS: nc, Logger: d.log, Registry: processRegistry(),
 		DrainTimeout: f.shutdown, TracerProvider: tr.Provider}
-	wf := workerFlags{geocoder: "gazetteer"}
+	wf := workerFlags{geocoder: "gazetteer", providers: f.providers, userAgent: f.userAgent}
 	if err := wf.apply(&wcfg); err != nil {
 		return err
 	}
+	d.providers = wcfg.ProviderSummary()
 	if d.worker, err = workerserver.New(wcfg); err != nil {
 		return err
 	}
@@ -226,6 +237,7 @@ func (d *devInstance) publish(info devInfo, stdout io.Writer) error {
 	}
 	d.devJSON = true
 	printBanner(stdout, info, d.flags.dataDir, d.flags.noAuth)
+	fmt.Fprint(stdout, "\n"+d.providers)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -30,6 +31,10 @@ func TestDevEndToEnd(t *testing.T) {
 	require.NotEmpty(t, info.MCPToken)
 	require.Contains(t, dev.stdout.String(), info.APIURL, "the banner prints the Connect URL")
 	require.Contains(t, dev.stdout.String(), `"mcpServers"`, "the banner prints an MCP client configuration")
+	require.Eventually(t, func() bool {
+		return strings.Contains(dev.stdout.String(), "weather (forecast, typical beyond 16 days)") &&
+			strings.Contains(dev.stdout.String(), "off (--overpass-url or --providers public)")
+	}, 10*time.Second, 20*time.Millisecond, "the banner says which data providers are off and how to turn them on:\n%s", dev.stdout.String())
 
 	var tripID string
 	t.Run("trip create uploads the 627 km route, follows the progress and prints the digest with its stages", func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"os"
 
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
@@ -15,6 +16,12 @@ type workerFlags struct {
 	geocoder, nominatimURL, userAgent, consumer string
 	komootURL, stravaURL, rwgpsURL              string
 	overpassURL, openMeteoURL, osrmURL          string
+	openMeteoArchiveURL                         string
+	// providers is none or public (workerserver.Providers*).
+	providers string
+	// fs is the flag set registered on, to tell a geocoder chosen on the
+	// command line from the default.
+	fs *flag.FlagSet
 }
 
 // register adds the worker's flags, defaulting to their ROADBOOK_* variables.
@@ -29,6 +36,16 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&w.overpassURL, "overpass-url", env("ROADBOOK_OVERPASS_URL", ""), "Overpass API base URL; empty: POI and accommodation rules off ($ROADBOOK_OVERPASS_URL)")
 	fs.StringVar(&w.openMeteoURL, "openmeteo-url", env("ROADBOOK_OPENMETEO_URL", ""), "Open-Meteo base URL; empty: weather rules off ($ROADBOOK_OPENMETEO_URL)")
 	fs.StringVar(&w.osrmURL, "osrm-url", env("ROADBOOK_OSRM_URL", ""), "OSRM-compatible routing base URL; empty: off ($ROADBOOK_OSRM_URL)")
+	fs.StringVar(&w.openMeteoArchiveURL, "openmeteo-archive-url", env("ROADBOOK_OPENMETEO_ARCHIVE_URL", ""), "Open-Meteo historical API base URL for typical weather beyond the forecast; empty: the public archive with the public forecast, else --openmeteo-url ($ROADBOOK_OPENMETEO_ARCHIVE_URL)")
+	registerProviders(fs, &w.providers)
+	w.fs = fs
+}
+
+// registerProviders adds --providers, shared by `roadbook worker` and
+// `roadbook dev`.
+func registerProviders(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "providers", env("ROADBOOK_PROVIDERS", workerserver.ProvidersNone),
+		"none (data providers off unless their URL is set) or public (the public Overpass, Open-Meteo and Nominatim, paced by their usage policies; set --user-agent with a contact) ($ROADBOOK_PROVIDERS)")
 }
 
 // apply checks the settings and writes them into cfg.
@@ -38,9 +55,15 @@ func (w *workerFlags) apply(cfg *workerserver.Config) error {
 	default:
 		return fmt.Errorf("geocoder %q is not one of gazetteer, nominatim, none", w.geocoder)
 	}
+	switch w.providers {
+	case "", workerserver.ProvidersNone, workerserver.ProvidersPublic:
+	default:
+		return fmt.Errorf("--providers %q is not one of none, public", w.providers)
+	}
 	for _, u := range []struct{ flag, value string }{
 		{"nominatim-url", w.nominatimURL}, {"komoot-url", w.komootURL}, {"strava-url", w.stravaURL},
 		{"ridewithgps-url", w.rwgpsURL}, {"overpass-url", w.overpassURL}, {"openmeteo-url", w.openMeteoURL}, {"osrm-url", w.osrmURL},
+		{"openmeteo-archive-url", w.openMeteoArchiveURL},
 	} {
 		if u.value == "" {
 			continue
@@ -53,6 +76,10 @@ func (w *workerFlags) apply(cfg *workerserver.Config) error {
 	cfg.Geocoder, cfg.NominatimURL, cfg.UserAgent = w.geocoder, w.nominatimURL, w.userAgent
 	cfg.KomootURL, cfg.StravaURL, cfg.RideWithGPSURL = w.komootURL, w.stravaURL, w.rwgpsURL
 	cfg.OverpassURL, cfg.OpenMeteoURL, cfg.OSRMURL = w.overpassURL, w.openMeteoURL, w.osrmURL
+	cfg.OpenMeteoArchiveURL = w.openMeteoArchiveURL
+	if w.providers == workerserver.ProvidersPublic {
+		cfg.UsePublicProviders(w.chosen("geocoder") || os.Getenv("ROADBOOK_GEOCODER") != "")
+	}
 	if w.consumer != "" {
 		cons := workerserver.DefaultConsumerOptions()
 		if cfg.Consumers != nil {
@@ -62,4 +89,13 @@ func (w *workerFlags) apply(cfg *workerserver.Config) error {
 		cfg.Consumers = &cons
 	}
 	return nil
+}
+
+// chosen reports whether a flag was given on the command line.
+func (w *workerFlags) chosen(name string) bool {
+	found := false
+	if w.fs != nil {
+		w.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	}
+	return found
 }

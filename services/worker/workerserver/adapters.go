@@ -311,3 +311,20 @@ func tripWeather(w alert.DayWeather) *trip.Weather {
 		TempMinC: w.TempMinC, TempMaxC: w.TempMaxC, PrecipitationMM: w.PrecipitationMM, PrecipProbabilityPct: w.PrecipProbabilityPct,
 		WindMaxKmh: w.WindMaxKmh, WindFromDeg: w.WindFromDeg, HeadwindKmh: w.HeadwindKmh, HumidityPct: w.HumidityPct, Comfort: w.Comfort}
 }
+
+// publicHolidayAt reports whether date is a public holiday in the country
+// of lat/lon (the offline country lookup and rickar/cal calendars of the
+// calendar rule), for the opening hours of resupply points; false when the
+// country or its calendar is unknown.
+func publicHolidayAt(lat, lon float64, date time.Time) bool {
+	zones, err := alert.SharedTZFFinder()
+	if err != nil {
+		return false
+	}
+	country, err := alert.CountryAt(zones, lat, lon)
+	if err != nil || country == "" {
+		return false
+	}
+	_, ok, err := alert.PublicHoliday(country, date)
+	return err == nil && ok
+}

@@ -154,7 +154,8 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		// stage evaluates them all, so they are available, unavailable or
 		// not_configured together.
 		tp.providers = append(tp.providers, familyProvider{
-			a: &provider.Analyzer{Overpass: o, SkipAccommodations: true}, family: alert.FamilyOSM, events: provider.OSMFamilies()})
+			a: &provider.Analyzer{Overpass: o, SkipAccommodations: true}, family: alert.FamilyOSM, events: provider.OSMFamilies(),
+			holiday: publicHolidayAt})
 		tp.finder = accommodationFinder{o}
 	}
 	if cfg.OpenMeteoURL != "" {
