@@ -209,6 +209,9 @@ func resupplyDesc(where string, r Resupply) string {
 	if s := passage(r.Open); s != "" {
 		d += " · " + s
 	}
+	if r.PassAt != "" {
+		d += " · you pass about " + cleanText(r.PassAt)
+	}
 	return d
 }
 

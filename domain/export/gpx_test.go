@@ -166,7 +166,7 @@ func TestWriteTripGPX(t *testing.T) {
 		a := len(pts) / 3
 		require.InDelta(t, pts[a].Lat, end.Lat, 5.1e-8)
 		require.InDelta(t, pts[a].Lon, end.Lon, 5.1e-8)
-		require.Contains(t, g.Wpts[7].Desc, "Day 2, km 4.1 · Mo-Sa 07:00-19:00 · closed when you pass")
+		require.Equal(t, "Day 2, km 4.1 · Mo-Sa 07:00-19:00 · closed when you pass · you pass about 19:40", g.Wpts[7].Desc)
 		require.Contains(t, g.Wpts[2].Desc, "chosen")
 	})
 

@@ -90,7 +90,7 @@ func threeStageTrip(t *testing.T) (export.Trip, []route.Point) {
 				ResupplyChecked: true,
 				Waypoints:       []export.Waypoint{{Name: "Quelle", Category: "water", Lat: pts[a+20].Lat, Lon: pts[a+20].Lon}},
 				Resupply: []export.Resupply{
-					{Kind: export.ResupplyShop, Name: "Spar", Lat: pts[a+80].Lat, Lon: pts[a+80].Lon + 0.001, AtM: 4100, OpeningHours: "Mo-Sa 07:00-19:00", Open: "closed"},
+					{Kind: export.ResupplyShop, Name: "Spar", Lat: pts[a+80].Lat, Lon: pts[a+80].Lon + 0.001, AtM: 4100, OpeningHours: "Mo-Sa 07:00-19:00", Open: "closed", PassAt: "19:40"},
 					{Kind: export.ResupplyWater, Lat: pts[a+30].Lat, Lon: pts[a+30].Lon, AtM: 1500},
 				},
 				POIs: []export.POI{

@@ -78,8 +78,18 @@ func weatherLine(w Weather) string {
 	case h <= -1:
 		wind += fmt.Sprintf(" (tailwind %.0f km/h)", -h)
 	}
-	return fmt.Sprintf("Weather (%s): %.0f–%.0f °C, %s mm, %s, comfort %.0f/100",
-		what, w.TempMinC, w.TempMaxC, strconv.FormatFloat(w.PrecipitationMM, 'f', 1, 64), wind, w.Comfort)
+	return fmt.Sprintf("Weather (%s): %s °C, %s mm, %s, comfort %.0f/100",
+		what, tempRange(w.TempMinC, w.TempMaxC), strconv.FormatFloat(w.PrecipitationMM, 'f', 1, 64), wind, w.Comfort)
+}
+
+// tempRange is "8–17" or, below zero, "-4 to 2" (a dash between negative
+// numbers reads as a minus).
+func tempRange(lo, hi float64) string {
+	lo, hi = math.Round(lo), math.Round(hi)
+	if lo < 0 || hi < 0 {
+		return fmt.Sprintf("%.0f to %.0f", lo, hi)
+	}
+	return fmt.Sprintf("%.0f–%.0f", lo, hi)
 }
 
 // Meal prices of the text roadbook's budget (DOMAIN §10): each meal costs

@@ -155,7 +155,7 @@ func TestWriteText(t *testing.T) {
 					{Kind: export.ResupplyWater, Name: "Fontene", AtM: 40100},
 				}},
 			{Date: day.AddDate(0, 0, 1), DistanceM: 50000, ResupplyChecked: true,
-				Weather: &export.Weather{Typical: true, TempMinC: 6, TempMaxC: 15, PrecipitationMM: 1.2, WindKmh: 14, HeadwindKmh: -6.4, Comfort: 100}},
+				Weather: &export.Weather{Typical: true, TempMinC: -4.2, TempMaxC: 1.6, PrecipitationMM: 1.2, WindKmh: 14, HeadwindKmh: -6.4, Comfort: 100}},
 			{Date: day.AddDate(0, 0, 2), DistanceM: 40000},
 		}}
 		var buf bytes.Buffer
@@ -168,7 +168,7 @@ func TestWriteText(t *testing.T) {
 			"  Food shops: km 20.0 Coop Extra (closed when you pass)",
 			"  Cafés and restaurants: km 33.0 Kafé (open when you pass)",
 			"2026-05-18: 50.0 km, ↑0 m ↓0 m, no accommodation chosen, 36–60 €",
-			"  Weather (typical for the date): 6–15 °C, 1.2 mm, wind 14 km/h (tailwind 6 km/h), comfort 100/100",
+			"  Weather (typical for the date): -4 to 2 °C, 1.2 mm, wind 14 km/h (tailwind 6 km/h), comfort 100/100",
 			"  Resupply: none found within 500 m of the route",
 			"2026-05-19: 40.0 km, ↑0 m ↓0 m, no accommodation (last day), 24–40 €",
 			"  Weather: not available",

@@ -111,6 +111,9 @@ type Resupply struct {
 	// "open", "closed", or "" when unknown (no hours, no date, or hours
 	// Roadbook cannot read).
 	Open string
+	// PassAt is the rider's estimated local time there, "HH:MM"; empty
+	// when unknown.
+	PassAt string
 }
 
 // Weather is one day's weather as the analysis found it.

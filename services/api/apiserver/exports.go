@@ -39,7 +39,7 @@ func (c *core) exportTrip(ctx context.Context, s trip.State, public bool) (expor
 			es.Label = st.StartLabel + " → " + st.EndLabel
 		}
 		es.EndLabel = st.EndLabel
-		es.Resupply, es.ResupplyChecked, es.Weather = exportResupply(st), st.Resupply != nil, exportWeather(st.Weather)
+		es.Resupply, es.ResupplyChecked, es.Weather = exportResupply(st, s.Settings), st.Resupply != nil, exportWeather(st.Weather)
 		for _, w := range st.Waypoints {
 			es.Waypoints = append(es.Waypoints, export.Waypoint{Name: w.Name, Category: w.Category, Lat: w.Location.Lat, Lon: w.Location.Lon})
 		}

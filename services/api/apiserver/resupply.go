@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/roadbook/roadbook/domain/alert"
@@ -59,15 +60,22 @@ func dayWeatherPB(w *trip.Weather) *roadbookv1.DayWeather {
 		TypicalYears: uint32(w.TypicalYears)}
 }
 
-// exportResupply is a stage's resupply points in the export package's shape.
-func exportResupply(st trip.Stage) []export.Resupply {
+// exportResupply is a stage's resupply points in the export package's
+// shape, each with the rider's time of passage on a dated day.
+func exportResupply(st trip.Stage, set trip.Settings) []export.Resupply {
 	if st.Resupply == nil {
 		return nil
 	}
+	rt := alert.EstimateRiderTime(st.DistanceM/1000, st.AscentM, set.AverageSpeedKmH, set.DepartureHour)
 	out := make([]export.Resupply, 0, len(st.Resupply.Points))
 	for _, p := range st.Resupply.Points {
-		out = append(out, export.Resupply{Kind: export.ResupplyKind(p.Kind), Name: p.Name, Lat: p.Location.Lat, Lon: p.Location.Lon,
-			AtM: p.AtM, OpeningHours: p.OpeningHours, Open: p.Open})
+		r := export.Resupply{Kind: export.ResupplyKind(p.Kind), Name: p.Name, Lat: p.Location.Lat, Lon: p.Location.Lon,
+			AtM: p.AtM, OpeningHours: p.OpeningHours, Open: p.Open}
+		if !st.Date.IsZero() {
+			m := int(math.Round(rt.HourAt(math.Min(p.AtM, st.DistanceM)/1000) * 60))
+			r.PassAt = fmt.Sprintf("%02d:%02d", m/60%24, m%60)
+		}
+		out = append(out, r)
 	}
 	return out
 }

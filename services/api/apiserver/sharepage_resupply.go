@@ -38,8 +38,13 @@ func pageWeather(st trip.Stage, dated bool) string {
 	case h <= -1:
 		wind += fmt.Sprintf(", tailwind %.0f km/h", -h)
 	}
-	return fmt.Sprintf("%s: %.0f–%.0f °C, %.1f mm (%.0f %%), %s, comfort %.0f/100",
-		what, w.TempMinC, w.TempMaxC, w.PrecipitationMM, w.PrecipProbabilityPct, wind, w.Comfort)
+	lo, hi := math.Round(w.TempMinC), math.Round(w.TempMaxC)
+	temps := fmt.Sprintf("%.0f–%.0f", lo, hi)
+	if lo < 0 || hi < 0 {
+		temps = fmt.Sprintf("%.0f to %.0f", lo, hi)
+	}
+	return fmt.Sprintf("%s: %s °C, %.1f mm (%.0f %%), %s, comfort %.0f/100",
+		what, temps, w.PrecipitationMM, w.PrecipProbabilityPct, wind, w.Comfort)
 }
 
 // pageResupplyOf lists a day's resupply points by kind in route order.
