@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -38,6 +40,9 @@ type riderAPI struct {
 	trips  roadbookv1connect.TripServiceClient
 	accs   roadbookv1connect.AccommodationServiceClient
 	export roadbookv1connect.ExportServiceClient
+	shares roadbookv1connect.ShareServiceClient
+	// url is the API's address, for the share page.
+	url string
 }
 
 func startRiderAPI(t *testing.T, e *env, user string) riderAPI {
@@ -67,6 +72,8 @@ func startRiderAPI(t *testing.T, e *env, user string) riderAPI {
 		trips:  roadbookv1connect.NewTripServiceClient(srv.Client(), srv.URL, bearer),
 		accs:   roadbookv1connect.NewAccommodationServiceClient(srv.Client(), srv.URL, bearer),
 		export: roadbookv1connect.NewExportServiceClient(srv.Client(), srv.URL, bearer),
+		shares: roadbookv1connect.NewShareServiceClient(srv.Client(), srv.URL, bearer),
+		url:    srv.URL,
 	}
 }
 
@@ -164,6 +171,24 @@ func TestRiderEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	st = waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Chosen != nil && analysed(st) })
 
+	t.Run("re-analysing two edited days still judges the headwind over the whole trip", func(t *testing.T) {
+		forecast := 0
+		for _, s := range st.Stages {
+			if s.Weather != nil && !s.Weather.Typical {
+				forecast++
+			}
+		}
+		require.GreaterOrEqual(t, forecast, 5)
+		var msgs []string
+		for _, a := range st.TripAlerts {
+			if a.Code == "headwind" {
+				msgs = append(msgs, a.Message)
+			}
+		}
+		require.Len(t, msgs, 1)
+		require.Contains(t, msgs[0], fmt.Sprintf(" of %d stages", forecast))
+	})
+
 	t.Run("the chosen camp site closed in winter raises the seasonal-closure warning", func(t *testing.T) {
 		var found bool
 		for _, a := range st.Stages[0].Alerts {
@@ -258,6 +283,24 @@ func TestRiderEndToEnd(t *testing.T) {
 		require.Positive(t, byType[typedef.CoursePointStore.String()])
 		require.Positive(t, byType[typedef.CoursePointFood.String()])
 		t.Logf("whole-trip FIT (%d bytes): %d laps, %d records, course points by type %v", len(data), laps, records, sortedCounts(byType))
+	})
+
+	t.Run("the share page shows each day's weather and its water and food", func(t *testing.T) {
+		sh, err := api.shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: id.String(), Version: st.Version}))
+		require.NoError(t, err)
+		resp, err := http.Get(api.url + "/s/" + sh.Msg.Share.Code)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		page, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Equal(t, riding, strings.Count(string(page), `<p class="weather">`))
+		require.Contains(t, string(page), "Typical for the date (5 past years, not a forecast)")
+		require.Contains(t, string(page), "<b>Water:</b> km ")
+		require.Contains(t, string(page), "(closed when you pass)", "Sunday's shops")
+		if dir := os.Getenv("ROADBOOK_EVIDENCE_DIR"); dir != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "share.html"), page, 0o644))
+		}
 	})
 
 	t.Run("one day's GPX is that day alone, and the text roadbook lists water, food and weather", func(t *testing.T) {

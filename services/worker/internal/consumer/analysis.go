@@ -118,6 +118,7 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 		progress()
 	}
 	res.raiseFordsForRain()
+	res.tripHeadwind(st)
 	final := trip.RecordAnalysis{AnalysisID: a.ID, Stages: res.forRefs(st, a.Stages), TripAlerts: res.trip, Final: true}
 	return w.record(ctx, j, "final", final)
 }
