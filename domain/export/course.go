@@ -107,7 +107,8 @@ func stageCourse(t Trip, i int) (course, error) {
 
 // newDay builds the day of stage s (at position i) spanning pts[first..last]
 // with its marks in route order: the rider's waypoints, the resupply points
-// and other POIs, where to sleep, and finally the day's end.
+// and other POIs, where to sleep, the day's summit, and finally the day's
+// end.
 func newDay(pts []route.Point, s Stage, i, first, last int) day {
 	d := day{n: i + 1, title: dayTitle(s, i), fitName: dayFITName(s, i), first: first, last: last,
 		ascentM: s.AscentM, descentM: s.DescentM, eleKnown: !s.ElevationUnknown}
@@ -143,6 +144,12 @@ func newDay(pts []route.Point, s Stage, i, first, last int) day {
 			sym: lodgingSymbol(a.Type), typ: lodgingType(a.Type), cp: lodgingCoursePoint(a.Type)})
 	}
 	span := pts[first : last+1]
+	if top, ok := daySummit(span); ok {
+		p := span[top]
+		d.marks = append(d.marks, mark{name: fmt.Sprintf("Day %d top %.0f m", d.n, p.Ele), desc: fmt.Sprintf("%s: the day's highest point, %.0f m", where, p.Ele),
+			lat: p.Lat, lon: p.Lon, sym: poiSymbol(POISummit), typ: "day_summit", cp: typedef.CoursePointSummit,
+			fit: fitName(fmt.Sprintf("Top %.0f m", p.Ele))})
+	}
 	for j := range d.marks {
 		d.marks[j].at = first + nearestPoint(span, d.marks[j].lat, d.marks[j].lon)
 	}
@@ -155,6 +162,28 @@ func newDay(pts []route.Point, s Stage, i, first, last int) day {
 	d.marks = append(d.marks, mark{name: name, desc: dayDesc(s, i), lat: end.Lat, lon: end.Lon,
 		sym: "Flag, Red", typ: "day_end", cp: typedef.CoursePointSegmentEnd, fit: fit, at: last})
 	return d
+}
+
+// SummitMinRiseM is how far a day's highest point must rise above both its
+// start and its end to be marked as the day's summit: less is a rolling day
+// with no climb worth a course point.
+const SummitMinRiseM = 150.0
+
+// daySummit is the index of a day's highest point when the day climbs to it
+// — SummitMinRiseM above both its start and its end; false for a day without
+// elevation or without such a climb.
+func daySummit(pts []route.Point) (int, bool) {
+	if len(pts) < 3 || !pts[0].HasEle || !pts[len(pts)-1].HasEle {
+		return 0, false
+	}
+	top := -1
+	for i, p := range pts {
+		if p.HasEle && (top < 0 || p.Ele > pts[top].Ele) {
+			top = i
+		}
+	}
+	rise := pts[top].Ele - math.Max(pts[0].Ele, pts[len(pts)-1].Ele)
+	return top, top > 0 && top < len(pts)-1 && rise >= SummitMinRiseM
 }
 
 // lodgings are where the rider may sleep after a stage: the chosen

@@ -49,8 +49,8 @@ type FITOptions struct {
 // after the trip: all riding days joined without repeating their cut points,
 // one lap per riding day, and every day's marks as course points of FIT's
 // own types — segment_end at each day's end, water, food (cafés), store
-// (food shops), campsite or shelter where to sleep, summit, first_aid… (see
-// coursePointType).
+// (food shops), campsite or shelter where to sleep, summit (the day's
+// highest point), first_aid… (see coursePointType).
 func WriteTripFIT(w io.Writer, t Trip, opts FITOptions) error {
 	if err := t.validate(); err != nil {
 		return err

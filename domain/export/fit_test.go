@@ -3,6 +3,7 @@ package export_test
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -145,7 +146,9 @@ func TestWriteTripFIT(t *testing.T) {
 		}
 		var got []cp
 		for _, p := range c.CoursePoints {
-			got = append(got, cp{p.Name, p.Type})
+			if !strings.HasPrefix(p.Name, "Top ") { // the days' summits: TestDaySummit
+				got = append(got, cp{p.Name, p.Type})
+			}
 		}
 		// Course points are ordered by their place along the route; names
 		// are cut to 15 bytes.
@@ -176,12 +179,18 @@ func TestWriteTripFIT(t *testing.T) {
 		}
 
 		// Brunnen sits on route point 10: its distance is that record's.
-		require.InDelta(t, haversineOracle(pts[:11]), c.CoursePoints[0].DistanceScaled(), 0.01)
-		require.InDelta(t, pts[10].Lat, c.CoursePoints[0].PositionLatDegrees(), 1e-6)
+		byName := map[string]int{}
+		for i, p := range c.CoursePoints {
+			byName[p.Name] = i
+		}
+		brunnen := c.CoursePoints[byName["Brunnen"]]
+		require.InDelta(t, haversineOracle(pts[:11]), brunnen.DistanceScaled(), 0.01)
+		require.InDelta(t, pts[10].Lat, brunnen.PositionLatDegrees(), 1e-6)
 		// Day 1 ends where day 2 starts.
 		a := len(pts) / 3
-		require.InDelta(t, haversineOracle(pts[:a+1]), c.CoursePoints[3].DistanceScaled(), 0.01)
-		require.InDelta(t, pts[a].Lat, c.CoursePoints[3].PositionLatDegrees(), 1e-6)
+		end := c.CoursePoints[byName["D1 Hütte"]]
+		require.InDelta(t, haversineOracle(pts[:a+1]), end.DistanceScaled(), 0.01)
+		require.InDelta(t, pts[a].Lat, end.PositionLatDegrees(), 1e-6)
 	})
 
 	t.Run("a camp site is a campsite course point", func(t *testing.T) {
@@ -292,7 +301,7 @@ func TestWriteStageFIT(t *testing.T) {
 		require.Equal(t, "Day 2", c.Course.Name)
 		require.Len(t, c.Records, len(trip.Stages[1].Points))
 		require.InDelta(t, haversineOracle(trip.Stages[1].Points), c.Records[len(c.Records)-1].DistanceScaled(), 1.0)
-		require.Len(t, c.CoursePoints, 6, "the waypoint, 2 resupply points, 2 POIs, the day's end")
+		require.Len(t, c.CoursePoints, 7, "the waypoint, 2 resupply points, 2 POIs, the day's summit, the day's end")
 		require.Len(t, laps(mesgs), 1)
 
 		buf.Reset()
@@ -320,5 +329,46 @@ func TestWriteStageFIT(t *testing.T) {
 		trip := export.Trip{Stages: []export.Stage{{RestDay: true}}}
 		require.ErrorIs(t, export.WriteStageFIT(&bytes.Buffer{}, trip, 0, export.FITOptions{}), export.ErrNoPoints)
 		require.ErrorIs(t, export.WriteStageFIT(&bytes.Buffer{}, trip, 4, export.FITOptions{}), export.ErrNoSuchStage)
+	})
+}
+
+func TestDaySummit(t *testing.T) {
+	t.Parallel()
+	climb := func(topEle float64) []route.Point {
+		return []route.Point{
+			{Lat: 46, Lon: 7, Ele: 500, HasEle: true},
+			{Lat: 46.01, Lon: 7, Ele: topEle - 50, HasEle: true},
+			{Lat: 46.02, Lon: 7, Ele: topEle, HasEle: true},
+			{Lat: 46.03, Lon: 7, Ele: 600, HasEle: true},
+		}
+	}
+	fitOf := func(t *testing.T, pts []route.Point) []*mesgdef.CoursePoint {
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteStageFIT(&buf, export.Trip{Stages: []export.Stage{{Points: pts}}}, 0, export.FITOptions{}))
+		_, c := decodeFIT(t, buf.Bytes())
+		return c.CoursePoints
+	}
+	t.Run("a day whose highest point is 150 m above both ends marks it as a summit", func(t *testing.T) {
+		t.Parallel()
+		cps := fitOf(t, climb(750))
+		require.Len(t, cps, 2)
+		require.Equal(t, typedef.CoursePointSummit, cps[0].Type)
+		require.Equal(t, "Top 750 m", cps[0].Name)
+		require.InDelta(t, 46.02, cps[0].PositionLatDegrees(), 1e-6)
+		require.Equal(t, typedef.CoursePointSegmentEnd, cps[1].Type)
+	})
+	t.Run("149 m above the higher end is no summit", func(t *testing.T) {
+		t.Parallel()
+		cps := fitOf(t, climb(749))
+		require.Len(t, cps, 1)
+		require.Equal(t, typedef.CoursePointSegmentEnd, cps[0].Type)
+	})
+	t.Run("a day without elevation has no summit", func(t *testing.T) {
+		t.Parallel()
+		pts := climb(2000)
+		for i := range pts {
+			pts[i].HasEle = false
+		}
+		require.Len(t, fitOf(t, pts), 1)
 	})
 }

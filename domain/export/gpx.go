@@ -32,7 +32,8 @@ const (
 // WriteTripGPX writes the whole trip as a GPX 1.1 file a GPS unit shows day
 // by day: metadata (title and a link to the source), then for every riding
 // day its named points as <wpt> — the rider's waypoints, the resupply points
-// (water, food shops, cafés) and other POIs, where to sleep (the chosen
+// (water, food shops, cafés) and other POIs, the day's summit (its highest
+// point, when it climbs SummitMinRiseM to it), where to sleep (the chosen
 // accommodation, or the candidates while none is chosen) and a waypoint at
 // the day's end — and one <trk> per riding day named "Day 3 · Lillehammer →
 // Otta · 2026-06-03" (its label and date when known), numbered by its day.
