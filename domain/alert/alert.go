@@ -46,7 +46,7 @@ const (
 	// CodeCalendarSunday: the stage is ridden on a Sunday (shops closed).
 	CodeCalendarSunday Code = "calendar_sunday"
 	// CodeCalendarPublicHoliday: the stage is ridden on a public holiday of
-	// the country of its end point.
+	// a country it passes through.
 	CodeCalendarPublicHoliday Code = "calendar_public_holiday"
 	// CodePacingOverCapacity: the dates leave too few days for the daily cap
 	// (raised by the pacing engine, DOMAIN §3).

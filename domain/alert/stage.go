@@ -33,7 +33,8 @@ type Stage struct {
 	// empty, in which case that rule has nothing to check.
 	Points []route.Point
 	// Country optionally forces the ISO 3166-1 alpha-2 country used for
-	// public holidays; empty means "derive it from the time zone of End".
+	// public holidays; empty means "every country the stage passes
+	// through", from the time zone of its points (CountryForZone).
 	Country string
 }
 
