@@ -60,6 +60,9 @@ type mark struct {
 	// at is the index of the course point nearest to it within its day,
 	// where the FIT course point sits and which orders the day's marks.
 	at int
+	// prio is what a FIT course keeps first when a trip has more marks
+	// than FITMaxCoursePoints (fitBudget).
+	prio priority
 }
 
 // tripCourse joins every riding day into one line. Consecutive stages share
@@ -120,7 +123,7 @@ func newDay(pts []route.Point, s Stage, i, first, last int) day {
 			typ = "waypoint:" + w.Category
 		}
 		d.marks = append(d.marks, mark{name: w.Name, desc: where + ": your waypoint", lat: w.Lat, lon: w.Lon,
-			sym: poiSymbol(k), typ: typ, cp: coursePointType(k)})
+			sym: poiSymbol(k), typ: typ, cp: coursePointType(k), prio: prioWaypoint})
 	}
 	for _, r := range s.Resupply {
 		k := resupplyPOIKind(r.Kind)
@@ -129,26 +132,26 @@ func newDay(pts []route.Point, s Stage, i, first, last int) day {
 			name = resupplyLabel(r.Kind)
 		}
 		d.marks = append(d.marks, mark{name: name, desc: resupplyDesc(where, r), lat: r.Lat, lon: r.Lon,
-			sym: poiSymbol(k), typ: string(r.Kind), cp: coursePointType(k)})
+			sym: poiSymbol(k), typ: string(r.Kind), cp: coursePointType(k), prio: poiPriority(k)})
 	}
 	for _, p := range s.POIs {
 		d.marks = append(d.marks, mark{name: p.Name, desc: where, lat: p.Lat, lon: p.Lon,
-			sym: poiSymbol(p.kind()), typ: string(p.kind()), cp: coursePointType(p.kind())})
+			sym: poiSymbol(p.kind()), typ: string(p.kind()), cp: coursePointType(p.kind()), prio: poiPriority(p.kind())})
 	}
 	for _, a := range lodgings(s) {
-		desc := fmt.Sprintf("%s: where to sleep (%s)", where, formatRange(a.PriceMinEUR, a.PriceMaxEUR))
+		desc, prio := fmt.Sprintf("%s: where to sleep (%s)", where, nightPrice(a)), prioCandidate
 		if s.Accommodation != nil && a == *s.Accommodation {
-			desc = fmt.Sprintf("%s: the night's chosen accommodation (%s)", where, formatRange(a.PriceMinEUR, a.PriceMaxEUR))
+			desc, prio = fmt.Sprintf("%s: the night's chosen accommodation (%s)", where, nightPrice(a)), prioNight
 		}
 		d.marks = append(d.marks, mark{name: a.Name, desc: desc, lat: a.Lat, lon: a.Lon,
-			sym: lodgingSymbol(a.Type), typ: lodgingType(a.Type), cp: lodgingCoursePoint(a.Type)})
+			sym: lodgingSymbol(a.Type), typ: lodgingType(a.Type), cp: lodgingCoursePoint(a.Type), prio: prio})
 	}
 	span := pts[first : last+1]
 	if top, ok := daySummit(span); ok {
 		p := span[top]
 		d.marks = append(d.marks, mark{name: fmt.Sprintf("Day %d top %.0f m", d.n, p.Ele), desc: fmt.Sprintf("%s: the day's highest point, %.0f m", where, p.Ele),
 			lat: p.Lat, lon: p.Lon, sym: poiSymbol(POISummit), typ: "day_summit", cp: typedef.CoursePointSummit,
-			fit: fitName(fmt.Sprintf("Top %.0f m", p.Ele))})
+			fit: fitName(fmt.Sprintf("Top %.0f m", p.Ele)), prio: prioSummit})
 	}
 	for j := range d.marks {
 		d.marks[j].at = first + nearestPoint(span, d.marks[j].lat, d.marks[j].lon)
@@ -160,7 +163,7 @@ func newDay(pts []route.Point, s Stage, i, first, last int) day {
 		name, fit = name+": "+l, d.fitName
 	}
 	d.marks = append(d.marks, mark{name: name, desc: dayDesc(s, i), lat: end.Lat, lon: end.Lon,
-		sym: "Flag, Red", typ: "day_end", cp: typedef.CoursePointSegmentEnd, fit: fit, at: last})
+		sym: "Flag, Red", typ: "day_end", cp: typedef.CoursePointSegmentEnd, fit: fit, at: last, prio: prioDayEnd})
 	return d
 }
 
@@ -242,6 +245,18 @@ func resupplyDesc(where string, r Resupply) string {
 		d += " · you pass about " + cleanText(r.PassAt)
 	}
 	return d
+}
+
+// nightPrice is a night's price in a waypoint description: "free" (a camp
+// site tagged fee=no prices 0–0), "30 €" when exact, else "40–80 €".
+func nightPrice(a Accommodation) string {
+	switch {
+	case a.PriceMinEUR == 0 && a.PriceMaxEUR == 0:
+		return "free"
+	case a.PriceMinEUR == a.PriceMaxEUR:
+		return formatEUR(a.PriceMinEUR) + " €"
+	}
+	return formatRange(a.PriceMinEUR, a.PriceMaxEUR)
 }
 
 // passage phrases an open-at-passage state for a rider.

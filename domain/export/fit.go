@@ -50,7 +50,10 @@ type FITOptions struct {
 // one lap per riding day, and every day's marks as course points of FIT's
 // own types — segment_end at each day's end, water, food (cafés), store
 // (food shops), campsite or shelter where to sleep, summit (the day's
-// highest point), first_aid… (see coursePointType).
+// highest point), first_aid… (see coursePointType). At most
+// FITMaxCoursePoints of them, by priority: a long trip keeps every day's end
+// first, then the rider's waypoints, the nights chosen, water spread over the
+// whole trip, and so on (fitBudget; the GPX export has them all).
 func WriteTripFIT(w io.Writer, t Trip, opts FITOptions) error {
 	if err := t.validate(); err != nil {
 		return err
@@ -89,6 +92,7 @@ func writeFIT(w io.Writer, c course, opts FITOptions) error {
 	}
 
 	cum := cumulativeHaversine(c.points)
+	c = fitBudget(c, cum, FITMaxCoursePoints)
 	at := func(distM float64) time.Time {
 		return start.Add(time.Duration(math.Round(distM/speedMS)) * time.Second)
 	}

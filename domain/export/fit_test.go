@@ -372,3 +372,102 @@ func TestDaySummit(t *testing.T) {
 		require.Len(t, fitOf(t, pts), 1)
 	})
 }
+
+// longTrip is days riding days of 80 km due north from 46° N, one route
+// point per kilometre, consecutive days sharing their cut point; dress adds
+// each day's marks (day i, its points).
+func longTrip(days int, dress func(i int, pts []route.Point, s *export.Stage)) export.Trip {
+	const kmLat = 1 / 111.195 // a kilometre of latitude, in degrees
+	var t export.Trip
+	for i := range days {
+		pts := make([]route.Point, 81)
+		for k := range pts {
+			pts[k] = route.Point{Lat: 46 + float64(i*80+k)*kmLat, Lon: 7}
+		}
+		s := export.Stage{Points: pts, DistanceM: 80000}
+		if dress != nil {
+			dress(i, pts, &s)
+		}
+		t.Stages = append(t.Stages, s)
+	}
+	return t
+}
+
+// coursePointsByType decodes a FIT course and counts its course points by
+// type; it also returns their distances in file order.
+func coursePointsByType(t *testing.T, trip export.Trip) (map[typedef.CoursePoint]int, map[typedef.CoursePoint][]float64) {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, export.WriteTripFIT(&buf, trip, export.FITOptions{}))
+	_, c := decodeFIT(t, buf.Bytes())
+	n, at := map[typedef.CoursePoint]int{}, map[typedef.CoursePoint][]float64{}
+	for _, p := range c.CoursePoints {
+		n[p.Type]++
+		at[p.Type] = append(at[p.Type], p.DistanceScaled())
+	}
+	return n, at
+}
+
+func TestFITCoursePointBudget(t *testing.T) {
+	t.Parallel()
+	// Each of 20 days: its end, the rider's viewpoint at km 20, the night
+	// chosen at its end and water at km 30 and km 60: 5 × 20 = 100 marks.
+	full := func(i int, pts []route.Point, s *export.Stage) {
+		s.Waypoints = []export.Waypoint{{Name: "Utsikt", Category: "viewpoint", Lat: pts[20].Lat, Lon: pts[20].Lon}}
+		s.Accommodation = &export.Accommodation{Name: "Hotell", Type: "hotel", Lat: pts[80].Lat, Lon: pts[80].Lon, PriceMinEUR: 60, PriceMaxEUR: 90}
+		s.Resupply = []export.Resupply{
+			{Kind: export.ResupplyWater, Name: "Vann", Lat: pts[30].Lat, Lon: pts[30].Lon, AtM: 30000},
+			{Kind: export.ResupplyWater, Name: "Vann", Lat: pts[60].Lat, Lon: pts[60].Lon, AtM: 60000},
+		}
+	}
+
+	t.Run("a trip with exactly the budget keeps every mark", func(t *testing.T) {
+		t.Parallel()
+		n, _ := coursePointsByType(t, longTrip(20, full))
+		require.Equal(t, map[typedef.CoursePoint]int{typedef.CoursePointSegmentEnd: 20, typedef.CoursePointOverlook: 20,
+			typedef.CoursePointShelter: 20, typedef.CoursePointWater: 40}, n)
+	})
+
+	t.Run("one mark over the budget leaves out the lowest priority: a food shop before any water", func(t *testing.T) {
+		t.Parallel()
+		trip := longTrip(20, func(i int, pts []route.Point, s *export.Stage) {
+			full(i, pts, s)
+			if i == 6 {
+				s.Resupply = append(s.Resupply, export.Resupply{Kind: export.ResupplyShop, Name: "Butikk", Lat: pts[40].Lat, Lon: pts[40].Lon, AtM: 40000})
+			}
+		})
+		n, _ := coursePointsByType(t, trip)
+		require.Equal(t, export.FITMaxCoursePoints, n[typedef.CoursePointSegmentEnd]+n[typedef.CoursePointOverlook]+
+			n[typedef.CoursePointShelter]+n[typedef.CoursePointWater]+n[typedef.CoursePointStore])
+		require.Equal(t, 40, n[typedef.CoursePointWater])
+		require.Zero(t, n[typedef.CoursePointStore])
+		// The GPX keeps it: the budget is the device's, not the trip's.
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteTripGPX(&buf, trip, export.GPXOptions{}))
+		require.Contains(t, buf.String(), "<name>Butikk</name>")
+	})
+
+	t.Run("a 40-day trip keeps every day's end, then water spread evenly over the whole trip, and no food", func(t *testing.T) {
+		t.Parallel()
+		// Water every 8 km (400 points), a shop and a café a day: 40 ends and
+		// 60 of the 400 water points fit.
+		trip := longTrip(40, func(i int, pts []route.Point, s *export.Stage) {
+			for k := 4; k < 80; k += 8 {
+				s.Resupply = append(s.Resupply, export.Resupply{Kind: export.ResupplyWater, Lat: pts[k].Lat, Lon: pts[k].Lon, AtM: float64(k) * 1000})
+			}
+			s.Resupply = append(s.Resupply,
+				export.Resupply{Kind: export.ResupplyShop, Name: "Butikk", Lat: pts[30].Lat, Lon: pts[30].Lon, AtM: 30000},
+				export.Resupply{Kind: export.ResupplyFood, Name: "Kafé", Lat: pts[50].Lat, Lon: pts[50].Lon, AtM: 50000})
+		})
+		n, at := coursePointsByType(t, trip)
+		require.Equal(t, map[typedef.CoursePoint]int{typedef.CoursePointSegmentEnd: 40, typedef.CoursePointWater: 60}, n)
+		total := at[typedef.CoursePointSegmentEnd][39]
+		require.InDelta(t, 3_200_000, total, 2000)
+		// Evenly spread: no stretch without a kept water point is much
+		// longer than 3200 km / 60 (53 km), from the start to the end.
+		water := append(append([]float64{0}, at[typedef.CoursePointWater]...), total)
+		for i := 1; i < len(water); i++ {
+			require.Less(t, water[i]-water[i-1], 1.25*total/60, "between kept water points %d and %d", i-1, i)
+		}
+	})
+}

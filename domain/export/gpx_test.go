@@ -175,6 +175,26 @@ func TestWriteTripGPX(t *testing.T) {
 		require.Contains(t, g.Wpts[2].Desc, "chosen")
 	})
 
+	t.Run("a night's price reads as a rider says it: a range, one price, or free", func(t *testing.T) {
+		t.Parallel()
+		trip, _ := threeStageTrip(t)
+		trip.Stages[0].Accommodation = nil
+		trip.Stages[0].Candidates[0].PriceMinEUR, trip.Stages[0].Candidates[0].PriceMaxEUR = 55, 55
+		trip.Stages[0].Candidates[1].PriceMinEUR, trip.Stages[0].Candidates[1].PriceMaxEUR = 0, 0 // fee=no
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteStageGPX(&buf, trip, 0, export.GPXOptions{}))
+		descs := map[string]string{}
+		for _, w := range parseGPX(t, buf.Bytes()).Wpts {
+			descs[w.Name] = w.Desc
+		}
+		require.Equal(t, "Day 1: where to sleep (55 €)", descs["Gasthof Post"])
+		require.Equal(t, "Day 1: where to sleep (free)", descs["Camping am See"])
+		trip, _ = threeStageTrip(t)
+		buf.Reset()
+		require.NoError(t, export.WriteStageGPX(&buf, trip, 0, export.GPXOptions{}))
+		require.Contains(t, buf.String(), "<desc>Day 1: the night&#39;s chosen accommodation (40–80 €)</desc>")
+	})
+
 	t.Run("while no accommodation is chosen the candidates are offered", func(t *testing.T) {
 		t.Parallel()
 		trip, _ := threeStageTrip(t)
