@@ -21,10 +21,12 @@ import (
 	"connectrpc.com/connect"
 	"github.com/google/uuid"
 	"github.com/muktihari/fit/decoder"
+	"github.com/muktihari/fit/profile/filedef"
 	"github.com/muktihari/fit/profile/mesgdef"
 	"github.com/muktihari/fit/profile/typedef"
 	"github.com/stretchr/testify/require"
 
+	"github.com/roadbook/roadbook/domain/export"
 	"github.com/roadbook/roadbook/domain/trip"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
@@ -276,6 +278,11 @@ func TestRiderEndToEnd(t *testing.T) {
 			}
 		}
 		require.Equal(t, riding, laps)
+		// 101 marks for a unit that keeps about 200 course points, turns
+		// included: the budget keeps 100, the summit (the lowest priority)
+		// goes (docs/EXPORTS.md).
+		require.Equal(t, export.FITMaxCoursePoints, sum(byType))
+		require.Zero(t, byType[typedef.CoursePointSummit.String()])
 		require.Equal(t, riding, byType[typedef.CoursePointSegmentEnd.String()])
 		require.Equal(t, riding, byType[typedef.CoursePointCampsite.String()])
 		require.Equal(t, riding-1, byType[typedef.CoursePointShelter.String()], "the hotels offered where nothing is chosen")
@@ -303,12 +310,28 @@ func TestRiderEndToEnd(t *testing.T) {
 		}
 	})
 
-	t.Run("one day's GPX is that day alone, and the text roadbook lists water, food and weather", func(t *testing.T) {
+	t.Run("one day's GPX and FIT are that day alone, and the text roadbook lists water, food and weather", func(t *testing.T) {
 		one := uint32(1)
 		data := exportFile(t, roadbookv1.ExportFormat_EXPORT_FORMAT_GPX, &one)
 		require.Equal(t, 1, strings.Count(string(data), "<trk>"))
 		require.Contains(t, string(data), "<name>Day 2 · ")
 		require.Equal(t, 1, strings.Count(string(data), "<type>day_end</type>"))
+		requireSchemaValid(t, data)
+		wpts := strings.Count(string(data), "<wpt ")
+
+		fit, err := decoder.New(bytes.NewReader(exportFile(t, roadbookv1.ExportFormat_EXPORT_FORMAT_FIT, &one))).Decode()
+		require.NoError(t, err)
+		c := filedef.NewCourse(fit.Messages...)
+		require.Equal(t, "D2 "+st.Stages[1].EndLabel, c.Course.Name)
+		require.NotNil(t, c.Lap)
+		require.Len(t, c.CoursePoints, wpts, "every waypoint of the day is a course point: the day is within the budget")
+		require.Equal(t, typedef.CoursePointSegmentEnd, c.CoursePoints[len(c.CoursePoints)-1].Type)
+		byType := map[string]int{}
+		for _, cp := range c.CoursePoints {
+			byType[cp.Type.String()]++
+		}
+		t.Logf("day 2 FIT: %d records, course points by type %v", len(c.Records), sortedCounts(byType))
+
 		text := string(exportFile(t, roadbookv1.ExportFormat_EXPORT_FORMAT_TEXT, nil))
 		require.Contains(t, text, "  Weather (forecast): ")
 		require.Contains(t, text, "  Weather (typical for the date): ")
@@ -336,6 +359,15 @@ func requireSchemaValid(t *testing.T, gpx []byte) {
 	cmd.Stdin = bytes.NewReader(gpx)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
+}
+
+// sum adds the counts.
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 // sortedCounts prints counts in a stable order for the test log.
