@@ -27,8 +27,9 @@ const (
 	TrafficShare   = 0.25
 	TrafficFloorKm = 1.0
 	// FastSecondaryKmh: a secondary road is fast from this speed limit
-	// (maxspeed, or a rural default named by maxspeed:type /
-	// source:maxspeed such as "NO:rural").
+	// (maxspeed, or a rural default or national limit named by maxspeed,
+	// maxspeed:type, source:maxspeed or zone:maxspeed, such as "DE:rural";
+	// fastImplicitLimit).
 	FastSecondaryKmh = 70.0
 
 	// RoughNudgeKm: rough_surface is a nudge from this many km of rough
@@ -88,12 +89,23 @@ func isFastSecondary(tags map[string]string) bool {
 	if v, ok := speedKmh(tags["maxspeed"]); ok {
 		return v >= FastSecondaryKmh
 	}
-	for _, k := range []string{"maxspeed:type", "source:maxspeed"} {
-		if strings.HasSuffix(strings.ToLower(tags[k]), ":rural") {
+	for _, k := range []string{"maxspeed", "maxspeed:type", "source:maxspeed", "zone:maxspeed"} {
+		if fastImplicitLimit(tags[k]) {
 			return true
 		}
 	}
 	return false
+}
+
+// fastImplicitLimit: a limit named rather than given as a number, every one
+// of them at least FastSecondaryKmh — a country's rural default
+// ("DE:rural", "NO:rural", "FR:rural", "SE:rural"…), Britain's national
+// speed limit on single or dual carriageways ("GB:nsl_single", 60 mph;
+// "GB:nsl_dual", 70 mph; not "GB:nsl_restricted", 30 mph), or "none".
+// maxspeed=DE:rural is how much of Europe maps a rural road's limit.
+func fastImplicitLimit(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v == "none" || strings.HasSuffix(v, ":rural") || v == "gb:nsl_single" || v == "gb:nsl_dual"
 }
 
 // speedKmh reads a maxspeed value: "80", "80 km/h", "50 mph"; false for
