@@ -82,6 +82,9 @@ type Model struct {
 	// climbing and descending it at ReferenceGrade against riding that road
 	// on the flat (HiddenClimbSeconds).
 	bumpS float64
+	// upS and downS are the seconds a metre climbed (descended) at
+	// ±ReferenceGrade adds (saves) against riding that road on the flat.
+	upS, downS float64
 }
 
 // NewModel calibrates the model on a rider's settings: the flat power from
@@ -102,9 +105,9 @@ func NewModel(s Settings) Model {
 	for i := range m.speed {
 		m.speed[i] = m.solve(-MaxGrade + float64(i)*gradeStep)
 	}
-	up := (1/m.Speed(ReferenceGrade) - 1/m.Speed(0)) / ReferenceGrade
-	down := (1/m.Speed(-ReferenceGrade) - 1/m.Speed(0)) / ReferenceGrade
-	m.bumpS = math.Max(0, up+down)
+	m.upS = (1/m.Speed(ReferenceGrade) - 1/m.Speed(0)) / ReferenceGrade
+	m.downS = (1/m.Speed(-ReferenceGrade) - 1/m.Speed(0)) / ReferenceGrade
+	m.bumpS = math.Max(0, m.upS+m.downS)
 	return m
 }
 

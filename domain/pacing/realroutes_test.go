@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/stretchr/testify/require"
@@ -54,6 +55,19 @@ func TestPlanRealRoutesBalanceRidingTime(t *testing.T) {
 					times = append(times, oracle.seconds(pts[st.RawFrom:st.RawTo+1]))
 				}
 				require.InDelta(t, res.DistanceM, sumM, res.DistanceM*0.001, "Σ stage km against the route km")
+				// The alerts judge a day by the same model and capacity: no
+				// day the engine sized is one they ask to split.
+				var stages []alert.Stage
+				for _, st := range res.Stages {
+					stages = append(stages, alert.Stage{Index: st.Index, Start: st.Start, End: st.End, DistanceM: st.DistanceM,
+						AscentM: st.AscentM, DescentM: st.DescentM, RestDay: st.RestDay, Points: st.Geometry})
+				}
+				alerts, err := alert.Evaluate(stages, s, nil)
+				require.NoError(t, err)
+				for _, a := range alerts {
+					require.NotContains(t, []alert.Code{alert.CodeElevationGain, alert.CodeStageOverCapacity, alert.CodeEbikeRangeExceeded}, a.Code,
+						"%s day %d: %s", preset, a.StageIndex, a.Message)
+				}
 				cv := coefficientOfVariation(times)
 				t.Logf("%s: %d days, %.0f km, CV of independent riding time %.3f (days %.1f–%.1f h)",
 					preset, len(times), res.DistanceM/1000, cv, minOf(times)/3600, maxOf(times)/3600)

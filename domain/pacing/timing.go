@@ -109,3 +109,26 @@ func GeometryAscent(pts []route.Point) float64 {
 	}
 	return up
 }
+
+// StatsSeconds times a day known only by its length, D+ and D− (a stage
+// whose geometry is stored out of band): the length at the flat speed, each
+// metre climbed at ReferenceGrade instead of the flat and each metre
+// descended at −ReferenceGrade (never below half the flat time). Equal
+// climbing and descending cost HiddenClimbSeconds a metre, as in
+// StageSeconds.
+func (m Model) StatsSeconds(distanceM, ascentM, descentM float64) float64 {
+	flat := distanceM / m.Speed(0)
+	return math.Max(flat/2, flat+m.upS*ascentM+m.downS*descentM)
+}
+
+// ClimbMetresPerHour is the most the rider climbs in an hour: the climbing
+// power (with the e-bike motor) spent on lifting rider and bike alone, the
+// bound no grade reaches. A day of h riding hours cannot climb more than h
+// times this; the elevation_gain alert flags a day that does.
+func (m Model) ClimbMetresPerHour() float64 {
+	p := m.ClimbPowerW
+	if m.ebike {
+		p += EbikeAssistW
+	}
+	return p / (SystemMassKg * Gravity) * 3600
+}
