@@ -3,6 +3,7 @@ package trip
 import (
 	"math"
 
+	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/route"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
@@ -181,6 +182,14 @@ func settingsPB(s Settings) *eventsv1.TripSettings {
 	for _, t := range s.AccommodationTypes {
 		pb.EnabledAccommodationTypes = append(pb.EnabledAccommodationTypes, accommodationTypePB[t])
 	}
+	if s.Engine >= EngineCurrent {
+		// Engine-1 settings are written as they always were, so a trip
+		// that kept its old days stays byte for byte the trip it was.
+		pb.DailyRidingHours = s.DailyRidingHours
+		pb.RestDayEvery = uint32(s.RestDayEvery)
+		pb.Preset = string(s.Preset)
+		pb.PacingEngine = uint32(s.Engine)
+	}
 	return pb
 }
 
@@ -198,6 +207,15 @@ func settingsFrom(pb *eventsv1.TripSettings) Settings {
 	for _, t := range pb.GetEnabledAccommodationTypes() {
 		s.AccommodationTypes = append(s.AccommodationTypes, accommodationTypeFrom(t))
 	}
+	s.Engine = int(pb.GetPacingEngine())
+	s.DailyRidingHours, s.RestDayEvery = pb.GetDailyRidingHours(), int(pb.GetRestDayEvery())
+	if s.Engine < EngineCurrent {
+		// Written before the effort model: the distance-only engine's
+		// trip, read with the day its cap and speed describe.
+		s.Engine = EngineDistance
+		s.DailyRidingHours, s.RestDayEvery = legacyDailyHours(s), 0
+	}
+	s.Preset = pacing.PresetOf(s.Pacing())
 	return s
 }
 

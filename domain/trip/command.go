@@ -89,6 +89,11 @@ type UpdateSettings struct {
 	// Title, when set, replaces the title (only the title changes).
 	Title *string
 	Patch SettingsPatch
+	// Repace re-cuts the days with the current pacing engine even when no
+	// setting changes: how a trip whose days were cut by engine 1 gets the
+	// effort model's plan. Refused when the settings already are the
+	// current engine's.
+	Repace bool
 }
 
 // InsertStage adds a straight-line stage at Position (0..len, len appends).
