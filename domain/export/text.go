@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/roadbook/roadbook/domain/route"
 )
 
 // Meal prices of the text roadbook's budget (DOMAIN §10): each meal costs
@@ -29,7 +31,8 @@ const (
 //	Budget: <min>–<max> €
 //
 // Distances have one decimal (0.1 km), climbs whole metres (halves away from
-// zero); the totals are sums over the stages. "↑X m ↓Y m" reads "elevation
+// zero); the totals are route.Totals over the riding days, the sums every
+// other view states. "↑X m ↓Y m" reads "elevation
 // unknown" when the route has no elevation (for the total: when any riding day lacks it). <date> is
 // the stage date as YYYY-MM-DD, or "Day N" (N = position from 1) when the
 // stage has none. <accommodation> is the chosen accommodation's name, "no
@@ -56,7 +59,8 @@ func WriteText(w io.Writer, t Trip) error {
 		source = "uploaded file"
 	}
 
-	var distM, ascentM, descentM, budgetMin, budgetMax float64
+	var total route.Totals
+	var budgetMin, budgetMax float64
 	eleKnown := true
 	lines := make([]string, 0, len(t.Stages))
 	for i, s := range t.Stages {
@@ -67,16 +71,14 @@ func WriteText(w io.Writer, t Trip) error {
 		if s.RestDay {
 			what = "rest day"
 		} else {
-			distM += s.DistanceM
-			ascentM += s.AscentM
-			descentM += s.DescentM
+			total.Add(s.DistanceM, s.AscentM, s.DescentM)
 			eleKnown = eleKnown && !s.ElevationUnknown
 			what = formatKm(s.DistanceM) + ", " + formatClimb(s.AscentM, s.DescentM, !s.ElevationUnknown)
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s, %s, %s", dayLabel(s, i), what, stageLodging(t.Stages, i), formatRange(lo, hi)))
 	}
 
-	fmt.Fprintf(bw, "%s\nTotal: %s, %s\nSource: %s\n\n", title, formatKm(distM), formatClimb(ascentM, descentM, eleKnown), source)
+	fmt.Fprintf(bw, "%s\nTotal: %s, %s\nSource: %s\n\n", title, formatKm(total.DistanceM), formatClimb(total.AscentM, total.DescentM, eleKnown), source)
 	for _, l := range lines {
 		fmt.Fprintln(bw, l)
 	}

@@ -7,7 +7,6 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
@@ -38,8 +37,10 @@ func (v view) digest(s trip.State, info *eventstore.StreamInfo) *roadbookv1.Trip
 		Progress: progress(s),
 		Share:    v.share(s, nil),
 	}
+	tot := s.Totals()
+	d.DistanceM, d.AscentM, d.DescentM = tot.DistanceM, tot.AscentM, tot.DescentM
 	if s.Route != nil {
-		d.DistanceM, d.AscentM, d.DescentM, d.ElevationKnown = s.Route.DistanceM, s.Route.AscentM, s.Route.DescentM, s.Route.ElevationKnown
+		d.ElevationKnown = s.Route.ElevationKnown
 		for _, t := range s.Route.Tours {
 			d.SourceTourTitles = append(d.SourceTourTitles, t.Title)
 		}
@@ -54,6 +55,7 @@ func (v view) digest(s trip.State, info *eventstore.StreamInfo) *roadbookv1.Trip
 			Index: uint32(st.Index), Date: st.Date.String(), RestDay: st.RestDay,
 			DistanceM: st.DistanceM, AscentM: st.AscentM, DescentM: st.DescentM,
 			StartLabel: st.StartLabel, EndLabel: st.EndLabel, Analyzed: st.Analyzed,
+			RidingHours: st.RiderTime(s.Settings).RidingHours,
 		}
 		if st.Analyzed {
 			sd.AlertCounts = alertCounts(st.Alerts)
@@ -165,7 +167,9 @@ func (v view) settings(s trip.State) *roadbookv1.TripSettings {
 		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmPerH: st.AverageSpeedKmH,
 		DepartureHour: uint32(st.DepartureHour), EbikeMode: st.EbikeMode,
 		StartDate: st.StartDate.String(), EndDate: s.EndDate().String(),
-		Locked: s.Locked(v.today),
+		Locked:           s.Locked(v.today),
+		DailyRidingHours: st.DailyRidingHours, RestDayEvery: uint32(st.RestDayEvery),
+		Preset: presetPB(st.Preset), PacingEngine: uint32(st.Engine),
 	}
 	for _, t := range st.AccommodationTypes {
 		out.EnabledAccommodationTypes = append(out.EnabledAccommodationTypes, accTypes[t])
@@ -362,14 +366,14 @@ var availability = map[string]roadbookv1.ProviderAvailability{
 	"unavailable":    roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
 }
 
-// riderTime is a riding day's schedule by DOMAIN §3's rider-time rule
-// (alert.EstimateRiderTime, the one the sunset rule and pacing use), from
-// the trip's average speed and departure hour; nil for a rest day.
+// riderTime is a riding day's schedule from the effort model
+// (trip.Stage.RiderTime, the one the sunset rule and the pacing engine use);
+// nil for a rest day.
 func riderTime(st trip.Stage, set trip.Settings) *roadbookv1.RiderTime {
 	if st.RestDay {
 		return nil
 	}
-	rt := alert.EstimateRiderTime(st.DistanceM/1000, st.AscentM, set.AverageSpeedKmH, set.DepartureHour)
+	rt := st.RiderTime(set)
 	hours := func(h float64) time.Duration { return time.Duration(math.Round(h * float64(time.Hour))) }
 	return &roadbookv1.RiderTime{
 		DepartureMinuteOfDay: uint32(set.DepartureHour * 60),

@@ -54,8 +54,10 @@ func (s *publicShareService) GetSharedTrip(ctx context.Context, req *connect.Req
 		return nil, s.fail(ctx, err)
 	}
 	out := &roadbookv1.SharedTrip{Title: st.Title}
+	tot := st.Totals()
+	out.DistanceM, out.AscentM, out.DescentM = tot.DistanceM, tot.AscentM, tot.DescentM
 	if st.Route != nil {
-		out.DistanceM, out.AscentM, out.DescentM, out.ElevationKnown = st.Route.DistanceM, st.Route.AscentM, st.Route.DescentM, st.Route.ElevationKnown
+		out.ElevationKnown = st.Route.ElevationKnown
 	}
 	for _, sg := range st.Stages {
 		out.Stages = append(out.Stages, &roadbookv1.SharedStage{Index: uint32(sg.Index), Date: sg.Date.String(), RestDay: sg.RestDay,

@@ -1,9 +1,28 @@
 package apiserver
 
 import (
+	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 )
+
+// presetFromPB maps the API's presets to the engine's; UNSPECIFIED (and
+// CUSTOM, which has no values) leave the settings as they are.
+var presetFromPB = map[roadbookv1.RiderPreset]pacing.Preset{
+	roadbookv1.RiderPreset_RIDER_PRESET_BEGINNER:     pacing.PresetBeginner,
+	roadbookv1.RiderPreset_RIDER_PRESET_INTERMEDIATE: pacing.PresetIntermediate,
+	roadbookv1.RiderPreset_RIDER_PRESET_EXPERT:       pacing.PresetExpert,
+}
+
+// presetPB names a trip's preset in the API's enum.
+func presetPB(p pacing.Preset) roadbookv1.RiderPreset {
+	for k, v := range presetFromPB {
+		if v == p {
+			return k
+		}
+	}
+	return roadbookv1.RiderPreset_RIDER_PRESET_CUSTOM
+}
 
 // settingsPatch turns a validated settings input into a domain patch.
 func settingsPatch(in *roadbookv1.TripSettingsInput) (trip.SettingsPatch, error) {
@@ -20,6 +39,16 @@ func settingsPatch(in *roadbookv1.TripSettingsInput) (trip.SettingsPatch, error)
 		p.DepartureHour = &h
 	}
 	p.EbikeMode = in.EbikeMode
+	p.DailyRidingHours = in.DailyRidingHours
+	if in.RestDayEvery != nil {
+		n := int(*in.RestDayEvery)
+		p.RestDayEvery = &n
+	}
+	if in.Preset != nil {
+		if pr, ok := presetFromPB[*in.Preset]; ok {
+			p.Preset = &pr
+		}
+	}
 	if in.StartDate != nil {
 		d, err := trip.ParseDate("settings.start_date", *in.StartDate)
 		if err != nil {

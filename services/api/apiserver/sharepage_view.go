@@ -64,10 +64,11 @@ func (c *core) sharePageView(ctx context.Context, code string, s trip.State) (*s
 	if p.Title == "" {
 		p.Title = "Untitled trip"
 	}
+	tot := s.Totals()
+	p.DistanceKm = km(tot.DistanceM)
+	p.AscentM, p.DescentM = int(math.Round(tot.AscentM)), int(math.Round(tot.DescentM))
 	if s.Route != nil {
 		p.ElevationKnown = s.Route.ElevationKnown
-		p.DistanceKm = km(s.Route.DistanceM)
-		p.AscentM, p.DescentM = int(math.Round(s.Route.AscentM)), int(math.Round(s.Route.DescentM))
 	}
 	if len(s.Stages) > 0 && !s.Stages[0].Date.IsZero() {
 		p.DateRange = dateRange(s.Stages[0].Date, s.Stages[len(s.Stages)-1].Date)

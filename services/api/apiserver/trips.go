@@ -197,7 +197,7 @@ func (s *tripService) CreateTripFromUpload(ctx context.Context, req *connect.Req
 	raw, _ := tripstore.HashBytes(hash)
 	gain, loss := route.Elevation(r.Points)
 	info := trip.RouteInfo{
-		Hash: hash, PointCount: len(r.Points), DistanceM: route.Length(r.Points),
+		Hash: hash, PointCount: len(r.Points), DistanceM: route.MeasuredLength(r.Points),
 		ElevationKnown: r.ElevationKnown, Title: truncateRunes(r.Title, trip.MaxTitleChars),
 	}
 	if r.ElevationKnown {
@@ -293,7 +293,7 @@ func (s *tripService) UpdateTripSettings(ctx context.Context, req *connect.Reque
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	cmd := trip.UpdateSettings{Version: m.Version, Title: m.Title, Patch: patch}
+	cmd := trip.UpdateSettings{Version: m.Version, Title: m.Title, Patch: patch, Repace: m.GetRepace()}
 	v := s.view()
 	if m.ValidateOnly {
 		l, err := s.load(ctx, user, m.TripId)

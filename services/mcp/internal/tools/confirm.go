@@ -222,6 +222,7 @@ type updateTripSettingsIn struct {
 	Version           int64         `json:"version"`
 	Settings          SettingsInput `json:"settings"`
 	Title             *string       `json:"title,omitempty"`
+	Repace            bool          `json:"repace,omitempty" jsonschema:"re-cut the days with the current pacing engine without changing a setting: for a trip whose settings show pacingEngine 1"`
 	ConfirmationToken *string       `json:"confirmationToken,omitempty"`
 	IdempotencyKey    *string       `json:"idempotencyKey,omitempty"`
 }
@@ -230,8 +231,9 @@ func updateTripSettings() Tool {
 	return define(spec{
 		name: "update_trip_settings", title: "Change trip settings", scope: ScopeWrite,
 		annotations: writing("Change trip settings", true, false),
-		description: "Changes a trip's settings (daily distance cap, speed, fatigue, climbing penalty, departure hour, e-bike mode, dates, " +
-			"accommodation kinds) and/or its title. Pacing changes recut every day: manual day edits and chosen accommodations are lost. " +
+		description: "Changes a trip's settings (rider preset, daily riding hours, planned rest days, daily distance cap, speed, fatigue, climbing penalty, " +
+			"departure hour, e-bike mode, dates, accommodation kinds) and/or its title, or re-cuts the days with the current pacing engine (repace). " +
+			"Pacing changes recut every day: manual day edits and chosen accommodations are lost. " +
 			"Two steps: called without confirmationToken it changes nothing and returns the impact; if the client can ask its person, " +
 			"they are asked directly. Otherwise it returns a confirmationToken (valid 10 minutes): show the impact to the person and, if they agree, " +
 			"call again with the same arguments plus the token. " + guarantee + " If the trip changed in between, the call is refused with a fresh impact.",
@@ -245,10 +247,16 @@ func updateTripSettings() Tool {
 			idempotencySchema(s)
 		},
 		fields: map[string]string{"settings.average_speed_km_per_h": "settings.averageSpeedKmh", "settings.enabled_accommodation_types": "settings.accommodationTypes",
+			"settings.daily_riding_hours": "settings.dailyRidingHours", "settings.rest_day_every": "settings.restDayEvery",
 			"settings.enabled_accommodation_types.types": "settings.accommodationTypes"},
 	}, func(ctx context.Context, c *call, in updateTripSettingsIn) (confirmOut, error) {
 		req := func(version int64, validate bool, key *string) *roadbookv1.UpdateTripSettingsRequest {
-			return &roadbookv1.UpdateTripSettingsRequest{TripId: in.TripID, Version: version, Settings: in.Settings.pb(), Title: in.Title, ValidateOnly: validate, IdempotencyKey: key}
+			settings := in.Settings.pb()
+			if settings == nil {
+				settings = &roadbookv1.TripSettingsInput{}
+			}
+			return &roadbookv1.UpdateTripSettingsRequest{TripId: in.TripID, Version: version, Settings: settings, Title: in.Title, ValidateOnly: validate,
+				IdempotencyKey: key, Repace: in.Repace}
 		}
 		return c.confirmFlow(ctx, confirmable{
 			tripID: in.TripID, version: in.Version, token: in.ConfirmationToken, explicitKey: in.IdempotencyKey,

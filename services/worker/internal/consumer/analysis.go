@@ -195,7 +195,7 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 		res.families[f] = available
 	}
 	stages, dated := alertStages(st.Stages)
-	set := alert.Settings{AverageSpeedKmh: st.Settings.AverageSpeedKmH, DepartureHour: st.Settings.DepartureHour, EbikeMode: st.Settings.EbikeMode}
+	set := st.Settings.Pacing()
 	var zones alert.ZoneFinder
 	var zerr error
 	if dated {

@@ -79,7 +79,7 @@ func measure(info trip.RouteInfo, r *route.Route) (trip.RouteInfo, []route.Point
 		return info, nil, &PermanentError{ImportCode: trip.ImportEmptyRoute, Err: errors.New("the source's route has fewer than 2 points")}
 	}
 	info.PointCount = len(r.Points)
-	info.DistanceM = route.Length(r.Points)
+	info.DistanceM = route.MeasuredLength(r.Points)
 	info.ElevationKnown = r.ElevationKnown
 	if r.ElevationKnown {
 		info.AscentM, info.DescentM = route.Elevation(r.Points)

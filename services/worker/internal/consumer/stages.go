@@ -71,20 +71,10 @@ func Plan(pts []route.Point, ri trip.RouteInfo, s trip.Settings) ([]trip.Stage, 
 	return fromPacing(res.Stages, trip.OriginPaced), over, nil
 }
 
-// PacingSettings maps a trip's settings to the engine's. Rest days are
-// stages of the trip, not settings, so a re-pacing starts without them.
-func PacingSettings(s trip.Settings) pacing.Settings {
-	return pacing.Settings{
-		FatigueFactor:       s.FatigueFactor,
-		ElevationPenalty:    s.ElevationPenaltyM,
-		MaxDistancePerDayKm: s.MaxDistancePerDayKm,
-		AverageSpeedKmh:     s.AverageSpeedKmH,
-		DepartureHour:       s.DepartureHour,
-		EbikeMode:           s.EbikeMode,
-		StartDate:           dateTime(s.StartDate),
-		EndDate:             dateTime(s.EndDate),
-	}
-}
+// PacingSettings maps a trip's settings to the engine's (trip.Settings.Pacing,
+// the domain's one mapping). Rest days are stages of the trip, not
+// settings, so a re-pacing starts without them.
+func PacingSettings(s trip.Settings) pacing.Settings { return s.Pacing() }
 
 // dateTime is a trip date as UTC midnight (zero when unset).
 func dateTime(d trip.Date) time.Time {

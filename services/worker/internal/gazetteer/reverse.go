@@ -22,7 +22,8 @@ const (
 )
 
 // Nearest returns the population-weighted nearest place within 75 km, and
-// false when there is none (open sea, deep wilderness).
+// false when there is none (open sea, deep wilderness; Reverse then looks
+// farther).
 func (g *Gazetteer) Nearest(lat, lon float64) (geocode.Place, bool) {
 	best, bestScore := int32(-1), math.Inf(1)
 	g.eachWithin(lat, lon, maxRadiusKm, func(i int32, d float64) {
@@ -49,9 +50,33 @@ func (g *Gazetteer) Reverse(ctx context.Context, lat, lon float64) (geocode.Plac
 	}
 	p, ok := g.Nearest(lat, lon)
 	if !ok {
-		return geocode.Place{}, geocode.ErrNoPlace
+		// Far from any place (a basin, a plateau): the nearest one within
+		// farRadiusKm, which the label says the point is relative to
+		// ("58 km NW of Otta").
+		if p, ok = g.nearestPlain(lat, lon, farRadiusKm); !ok {
+			return geocode.Place{}, geocode.ErrNoPlace
+		}
 	}
 	return p, nil
+}
+
+// farRadiusKm bounds the search for the nearest place when none is within
+// maxRadiusKm; beyond it (open ocean, polar ice) the label is the
+// coordinates.
+const farRadiusKm = 400.0
+
+// nearestPlain is the nearest place within radiusKm by distance alone.
+func (g *Gazetteer) nearestPlain(lat, lon, radiusKm float64) (geocode.Place, bool) {
+	best, bestD := int32(-1), math.Inf(1)
+	g.eachWithin(lat, lon, radiusKm, func(i int32, d float64) {
+		if d < bestD || (d == bestD && i < best) {
+			best, bestD = i, d
+		}
+	})
+	if best < 0 {
+		return geocode.Place{}, false
+	}
+	return g.place(best), true
 }
 
 // Name implements geocode.Geocoder.

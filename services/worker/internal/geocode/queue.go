@@ -80,7 +80,7 @@ type call struct {
 type tripWork struct {
 	stages   []StageEnds
 	points   []Point          // distinct ends still to resolve, in stage order
-	resolved map[Point]string // rounded point → name ("" = no place)
+	resolved map[Point]Place // rounded point → the place there (Name "" = none)
 	sent     map[int]bool     // stage positions delivered
 	progress LabelProgress
 	doneAt   time.Time
@@ -186,7 +186,7 @@ func (q *Queue) Label(ctx context.Context, tripID string, stages []StageEnds) er
 	defer q.mu.Unlock()
 	q.prune()
 	old := q.trips[tripID]
-	w := &tripWork{stages: slices.Clone(stages), resolved: map[Point]string{}, sent: map[int]bool{}}
+	w := &tripWork{stages: slices.Clone(stages), resolved: map[Point]Place{}, sent: map[int]bool{}}
 	if old != nil {
 		w.resolved = old.resolved // answers already known stay known
 	}
@@ -350,20 +350,18 @@ func (q *Queue) pick() work {
 // resolve names one point of a trip and delivers the stages it completes.
 func (q *Queue) resolve(ctx context.Context, job work) {
 	tripID, p := job.tripID, job.point
-	var name string
+	var place Place
 	var err error
 	outage := false
 	if job.hasPoint {
-		var place Place
 		place, err = q.g.Reverse(ctx, p.Lat, p.Lon)
 		if ctx.Err() != nil {
 			return
 		}
-		name = place.Name
 		switch {
 		case err == nil:
 		case errors.Is(err, ErrNoPlace), errors.Is(err, ErrInvalidArgument):
-			name = ""
+			place = Place{}
 		default:
 			outage = true
 		}
@@ -392,7 +390,7 @@ func (q *Queue) resolve(ctx context.Context, job work) {
 	flush := outage
 	if w != nil && !outage {
 		if job.hasPoint {
-			w.resolved[p] = name
+			w.resolved[p] = place
 			w.points = slices.DeleteFunc(w.points, func(x Point) bool { return x == p })
 		}
 		if w.progress.State == LabelsUnavailable {
@@ -434,28 +432,54 @@ func (w *tripWork) unsent() []StageEnds {
 }
 
 // ready returns the completed, undelivered stages when there are at least
-// batch of them, or all of them when flush. Called with the queue's mu held.
+// batch of them, or all of them when flush. A stage is complete when its
+// ends and their neighbours (the ends before and after, which the label
+// rule compares them with) are resolved; its labels follow Labels over the
+// trip's chain of stage ends. Called with the queue's mu held.
 func (w *tripWork) ready(flush bool, batch int) []StageLabel {
-	var out []StageLabel
+	n := len(w.stages)
+	chain := make([]Point, 0, n+1) // stage i starts at chain[i], ends at chain[i+1]
 	for i, s := range w.stages {
-		if w.sent[i] {
+		if i == 0 {
+			chain = append(chain, s.Start)
+		}
+		chain = append(chain, s.End)
+	}
+	places := make([]Place, len(chain))
+	known := make([]bool, len(chain))
+	for k, p := range chain {
+		places[k], known[k] = w.resolved[round(p)]
+	}
+	labels := Labels(chain, places)
+	complete := func(i int) bool {
+		for k := i - 1; k <= i+2; k++ {
+			if k >= 0 && k < len(chain) && !known[k] {
+				return false
+			}
+		}
+		_, ok := w.resolved[round(w.stages[i].Start)]
+		return ok
+	}
+	var out []StageLabel
+	var idx []int
+	for i, s := range w.stages {
+		if w.sent[i] || !complete(i) {
 			continue
 		}
-		start, ok1 := w.resolved[round(s.Start)]
-		end, ok2 := w.resolved[round(s.End)]
-		if ok1 && ok2 {
-			out = append(out, StageLabel{Index: s.Index, ContentHash: s.ContentHash, Start: start, End: end})
+		start := labels[i]
+		if i > 0 && round(s.Start) != round(w.stages[i-1].End) {
+			// A stage that does not start where the one before ended
+			// (an edit left a gap) is named on its own.
+			start = Labels([]Point{s.Start}, []Place{w.resolved[round(s.Start)]})[0]
 		}
+		out = append(out, StageLabel{Index: s.Index, ContentHash: s.ContentHash, Start: start, End: labels[i+1]})
+		idx = append(idx, i)
 	}
 	if len(out) == 0 || (!flush && len(out) < batch) {
 		return nil
 	}
-	for i, s := range w.stages {
-		if _, ok := w.resolved[round(s.Start)]; ok {
-			if _, ok := w.resolved[round(s.End)]; ok {
-				w.sent[i] = true
-			}
-		}
+	for _, i := range idx {
+		w.sent[i] = true
 	}
 	return out
 }

@@ -56,7 +56,7 @@ func Store(ctx context.Context, trips *tripstore.Store, filename string, size in
 	if err != nil {
 		return Upload{}, err
 	}
-	info := trip.RouteInfo{Hash: hash, PointCount: len(pts), DistanceM: route.Length(pts), ElevationKnown: eleKnown, Title: title}
+	info := trip.RouteInfo{Hash: hash, PointCount: len(pts), DistanceM: route.MeasuredLength(pts), ElevationKnown: eleKnown, Title: title}
 	if eleKnown {
 		info.AscentM, info.DescentM = route.Elevation(pts)
 	}
