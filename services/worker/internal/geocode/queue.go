@@ -79,9 +79,9 @@ type call struct {
 // tripWork is one trip's labelling request.
 type tripWork struct {
 	stages   []StageEnds
-	points   []Point          // distinct ends still to resolve, in stage order
+	points   []Point         // distinct ends still to resolve, in stage order
 	resolved map[Point]Place // rounded point → the place there (Name "" = none)
-	sent     map[int]bool     // stage positions delivered
+	sent     map[int]bool    // stage positions delivered
 	progress LabelProgress
 	doneAt   time.Time
 }
