@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// stageRow matches a stage line of the digest: "  3  -   80.0   1353 ...".
-var stageRow = regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+\d+\.\d\s+\d+\s+\d+\s+.+ → .+$`)
+// stageRow matches a stage line of the digest: "  3  -   80.0   1353   1200    5.4  Otta → 12 km N of Dombås".
+var stageRow = regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+\d+\.\d\s+\d+\s+\d+\s+\d+\.\d\s+.+ → .+$`)
 
 func TestDevEndToEnd(t *testing.T) {
 	t.Parallel()
@@ -40,9 +40,10 @@ func TestDevEndToEnd(t *testing.T) {
 		require.Contains(t, out, "Oslo to Trondheim")
 		require.Regexp(t, `62\d\.\d km`, out)
 		rows := stageRow.FindAllString(out, -1)
-		require.GreaterOrEqual(t, len(rows), 7, "a 627 km trip at the default 80 km/day has at least 7 stages:\n%s", out)
+		require.Len(t, rows, 8, "the intermediate rider rides the 627 km in 8 days:\n%s", out)
 		require.Contains(t, out, "Oslo → ", "the gazetteer names the first stage's start:\n%s", out)
-		require.NotContains(t, out, "? → ", "every stage is labelled:\n%s", out)
+		require.NotContains(t, out, "?", "every stage end is labelled, never '?':\n%s", out)
+		require.NotContains(t, out, "(naming…)", "every stage end is labelled:\n%s", out)
 		m := regexp.MustCompile(`id ([0-9a-f-]{36})`).FindStringSubmatch(out)
 		require.NotNil(t, m, out)
 		tripID = m[1]
@@ -76,6 +77,12 @@ func TestDevEndToEnd(t *testing.T) {
 		out, errOut, code := cli(t, "trip", "export", tripID, "--data-dir", dir, "--format", "text")
 		require.Equal(t, 0, code, errOut)
 		require.Contains(t, out, "Day 1")
+		// One set of totals: the roadbook's total is the digest's.
+		total := regexp.MustCompile(`Total: (\d+\.\d) km`).FindStringSubmatch(out)
+		require.NotNil(t, total, out)
+		show, errOut, code := cli(t, "trip", "show", tripID, "--data-dir", dir)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, show, "  "+total[1]+" km · ", "the CLI digest and the text roadbook state one total:\n%s", show)
 		file := filepath.Join(t.TempDir(), "trip.gpx")
 		_, errOut, code = cli(t, "trip", "export", tripID, "--data-dir", dir, "--format", "gpx", "-o", file)
 		require.Equal(t, 0, code, errOut)

@@ -320,7 +320,7 @@ func printDigest(w io.Writer, t *roadbookv1.TripDigest) {
 	if len(t.GetStages()) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n  %3s  %-10s  %7s  %6s  %6s  %s\n", "#", "DATE", "KM", "UP M", "DOWN M", "FROM → TO")
+	fmt.Fprintf(w, "\n  %3s  %-10s  %7s  %6s  %6s  %5s  %s\n", "#", "DATE", "KM", "UP M", "DOWN M", "HOURS", "FROM → TO")
 	for _, s := range t.GetStages() {
 		date := s.GetDate()
 		if date == "" {
@@ -330,15 +330,18 @@ func printDigest(w io.Writer, t *roadbookv1.TripDigest) {
 			fmt.Fprintf(w, "  %3d  %-10s  rest day\n", s.GetIndex()+1, date)
 			continue
 		}
-		from, to := orDash(s.GetStartLabel()), orDash(s.GetEndLabel())
-		fmt.Fprintf(w, "  %3d  %-10s  %7.1f  %6.0f  %6.0f  %s → %s\n", s.GetIndex()+1, date,
-			s.GetDistanceM()/1000, s.GetAscentM(), s.GetDescentM(), from, to)
+		from, to := orPending(s.GetStartLabel()), orPending(s.GetEndLabel())
+		fmt.Fprintf(w, "  %3d  %-10s  %7.1f  %6.0f  %6.0f  %5.1f  %s → %s\n", s.GetIndex()+1, date,
+			s.GetDistanceM()/1000, s.GetAscentM(), s.GetDescentM(), s.GetRidingHours(), from, to)
 	}
 }
 
-func orDash(s string) string {
+// orPending is a stage end's label, or "(naming…)" while the geocoder has
+// not answered yet: a label always says where (a place, "23 km SE of Otta"
+// or coordinates), so an empty one only means "not yet", never "nowhere".
+func orPending(s string) string {
 	if s == "" {
-		return "?"
+		return "(naming…)"
 	}
 	return s
 }

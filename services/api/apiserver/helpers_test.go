@@ -253,8 +253,7 @@ func (h *harness) recordStages(t *testing.T, id string) {
 	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
 	require.NoError(t, err)
 	st := l.State.Settings
-	plan, err := pacing.Plan(pts, pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
-		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour})
+	plan, err := pacing.Plan(pts, st.Pacing())
 	require.NoError(t, err)
 	var stages []trip.Stage
 	for _, ps := range plan.Stages {

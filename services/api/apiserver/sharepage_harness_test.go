@@ -122,8 +122,7 @@ func (h *browserAPI) plannedTrip(t *testing.T, user, title string, days int, sha
 	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
 	require.NoError(t, err)
 	st := l.State.Settings
-	ps := pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
-		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour}
+	ps := st.Pacing()
 	if !st.StartDate.IsZero() {
 		ps.StartDate, err = time.Parse(time.DateOnly, st.StartDate.String())
 		require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
@@ -369,10 +370,18 @@ func TestTripService(t *testing.T) {
 		s := st.Msg.Stage
 		rt := s.RiderTime
 		require.NotNil(t, rt)
-		// DOMAIN §3: speed = max(5, avg − 2·(D+/500)); riding = km/speed;
-		// breaks = floor(riding/2)·10 min, plus 1 h lunch when the ride spans noon.
-		speed := math.Max(5, 20-2*(s.AscentM/500))
-		riding := s.DistanceM / 1000 / speed
+		// docs/design/PACING.md "Rider time": riding from the effort model on
+		// the day's line and D+ (the engine's own number for the day);
+		// breaks = floor(riding/2)·10 min, plus 1 h lunch when the ride
+		// spans noon.
+		l, err := h.trips.Load(ctx, tripstore.System(), uuid.MustParse(d.TripId))
+		require.NoError(t, err)
+		day := l.State.Stages[0]
+		riding := pacing.NewModel(l.State.Settings.Pacing()).StageSeconds(day.Geometry, day.AscentM) / 3600
+		speed := s.DistanceM / 1000 / riding
+		require.Greater(t, riding, s.DistanceM/1000/20, "the day climbs: slower than 20 km/h on the flat")
+		require.NotEqual(t, math.Round(s.DistanceM/1000/math.Max(5, 20-2*(s.AscentM/500))*100), math.Round(riding*100),
+			"not the old formula max(5, speed − 2·D+/500)")
 		breaks := math.Floor(riding/2) * 10 / 60
 		if 8 < 12 && 12 < 8+riding {
 			breaks++

@@ -238,8 +238,7 @@ func (h *harness) recordStages(t *testing.T, id string) {
 	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
 	require.NoError(t, err)
 	st := l.State.Settings
-	ps := pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
-		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour}
+	ps := st.Pacing()
 	if !st.StartDate.IsZero() {
 		ps.StartDate, _ = time.Parse("2006-01-02", st.StartDate.String())
 	}
