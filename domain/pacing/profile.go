@@ -51,15 +51,22 @@ func newProfile(pts []route.Point, m Model) *profile {
 	// segment), never less than half its line time so positions stay
 	// strictly increasing.
 	line := m.CumulativeSeconds(dec)
-	allEle := allHaveEle(dec)
 	p.cumEff = make([]float64, len(dec))
-	for j := 1; j < len(dec); j++ {
-		dt := line[j] - line[j-1]
-		if allEle {
-			hidden := (p.cumAscRaw[p.decRaw[j]] - p.cumAscRaw[p.decRaw[j-1]]) - max(0, dec[j].Ele-dec[j-1].Ele)
-			dt = max(dt/2, dt+m.bumpS*hidden)
+	prevEle, seen := 0.0, false
+	for j := range dec {
+		shown := 0.0 // the climbing the line shows on segment j−1 → j (GeometryAscent's rule)
+		if dec[j].HasEle {
+			if seen && dec[j].Ele > prevEle {
+				shown = dec[j].Ele - prevEle
+			}
+			prevEle, seen = dec[j].Ele, true
 		}
-		p.cumEff[j] = p.cumEff[j-1] + dt
+		if j == 0 {
+			continue
+		}
+		dt := line[j] - line[j-1]
+		hidden := (p.cumAscRaw[p.decRaw[j]] - p.cumAscRaw[p.decRaw[j-1]]) - shown
+		p.cumEff[j] = p.cumEff[j-1] + max(dt/2, dt+m.bumpS*hidden)
 	}
 	if m.ebike {
 		p.cumBat = make([]float64, len(dec))
@@ -212,14 +219,4 @@ func (p *profile) batAt(m float64) float64 {
 		return p.cumBat[j+1]
 	}
 	return p.cumBat[j] + (m-p.cumM[j])/sm*(p.cumBat[j+1]-p.cumBat[j])
-}
-
-// allHaveEle says every point has an elevation.
-func allHaveEle(pts []route.Point) bool {
-	for _, p := range pts {
-		if !p.HasEle {
-			return false
-		}
-	}
-	return true
 }

@@ -17,7 +17,8 @@ const earthRadiusM = 6371008.8
 // Step lengths are local planar distances (an equirectangular projection
 // per step, within a few millimetres of the geodesic on steps of a few
 // hundred metres): timing costs one cosine per point, not a Vincenty
-// iteration. A line without elevation on every point is timed as flat.
+// iteration. Points without elevation take it from their neighbours
+// (elevations); a line with none is timed as flat.
 func (m Model) CumulativeSeconds(pts []route.Point) []float64 {
 	out := make([]float64, len(pts))
 	if len(pts) < 2 {
@@ -27,10 +28,7 @@ func (m Model) CumulativeSeconds(pts []route.Point) []float64 {
 	for i := 1; i < len(pts); i++ {
 		dist[i] = dist[i-1] + planar(pts[i-1], pts[i])
 	}
-	hasEle := true
-	for _, p := range pts {
-		hasEle = hasEle && p.HasEle
-	}
+	ele, hasEle := elevations(pts, dist)
 	total := dist[len(dist)-1]
 	lo, hi := 0, 0 // segment indexes holding the window's ends
 	eleAt := func(x float64, k *int) float64 {
@@ -39,10 +37,10 @@ func (m Model) CumulativeSeconds(pts []route.Point) []float64 {
 		}
 		a, b := dist[*k], dist[*k+1]
 		if b <= a {
-			return pts[*k+1].Ele
+			return ele[*k+1]
 		}
 		t := math.Max(0, math.Min(1, (x-a)/(b-a)))
-		return pts[*k].Ele + t*(pts[*k+1].Ele-pts[*k].Ele)
+		return ele[*k] + t*(ele[*k+1]-ele[*k])
 	}
 	for i := 1; i < len(pts); i++ {
 		step := dist[i] - dist[i-1]
@@ -95,19 +93,57 @@ func (m Model) StageSeconds(geom []route.Point, ascentM float64) float64 {
 }
 
 // GeometryAscent is the sum of the rises between consecutive points of a
-// line (no run threshold): the climbing a decimated line still shows. 0
-// when any point lacks elevation.
+// line that have an elevation (no run threshold): the climbing a decimated
+// line still shows.
 func GeometryAscent(pts []route.Point) float64 {
-	up := 0.0
-	for i, p := range pts {
+	up, prev, seen := 0.0, 0.0, false
+	for _, p := range pts {
 		if !p.HasEle {
-			return 0
+			continue
 		}
-		if i > 0 && p.Ele > pts[i-1].Ele {
-			up += p.Ele - pts[i-1].Ele
+		if seen && p.Ele > prev {
+			up += p.Ele - prev
 		}
+		prev, seen = p.Ele, true
 	}
 	return up
+}
+
+// elevations are the points' elevations, those missing interpolated along
+// the line between the nearest points that have one (held flat before the
+// first and after the last), and whether any point has one.
+func elevations(pts []route.Point, dist []float64) ([]float64, bool) {
+	ele := make([]float64, len(pts))
+	last := -1
+	for i, p := range pts {
+		if !p.HasEle {
+			continue
+		}
+		ele[i] = p.Ele
+		switch {
+		case last < 0:
+			for k := 0; k < i; k++ {
+				ele[k] = p.Ele
+			}
+		case i-last > 1:
+			span := dist[i] - dist[last]
+			for k := last + 1; k < i; k++ {
+				f := 0.0
+				if span > 0 {
+					f = (dist[k] - dist[last]) / span
+				}
+				ele[k] = pts[last].Ele + f*(p.Ele-pts[last].Ele)
+			}
+		}
+		last = i
+	}
+	if last < 0 {
+		return ele, false
+	}
+	for k := last + 1; k < len(pts); k++ {
+		ele[k] = pts[last].Ele
+	}
+	return ele, true
 }
 
 // StatsSeconds times a day known only by its length, D+ and D− (a stage
