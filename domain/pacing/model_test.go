@@ -73,14 +73,23 @@ func TestModel(t *testing.T) {
 		}
 	})
 
-	t.Run("a line without elevation is timed as flat", func(t *testing.T) {
+	t.Run("a line without elevation is timed as flat; points missing one take their neighbours'", func(t *testing.T) {
 		t.Parallel()
 		m := NewModel(Defaults())
-		pts := line(20000, func(x float64) float64 { return x / 10 })
-		for i := range pts {
-			pts[i].HasEle = i%2 == 0
+		pts := line(20000, func(x float64) float64 { return x / 20 }) // a steady 5 % climb
+		flat := append([]route.Point(nil), pts...)
+		for i := range flat {
+			flat[i].HasEle, flat[i].Ele = false, 0
 		}
-		require.InDelta(t, route.Length(pts)/m.Speed(0), m.RidingSeconds(pts), route.Length(pts)/m.Speed(0)*0.003)
+		require.InDelta(t, route.Length(flat)/m.Speed(0), m.RidingSeconds(flat), route.Length(flat)/m.Speed(0)*0.003)
+		gappy := append([]route.Point(nil), pts...)
+		for i := range gappy {
+			if i%3 != 0 {
+				gappy[i].HasEle, gappy[i].Ele = false, 0
+			}
+		}
+		require.InDelta(t, m.RidingSeconds(pts), m.RidingSeconds(gappy), m.RidingSeconds(pts)*0.01)
+		require.InDelta(t, GeometryAscent(pts), GeometryAscent(gappy), 1)
 	})
 
 	t.Run("the reference rider-time formula agrees on the flat and underprices real climbs", func(t *testing.T) {
