@@ -20,7 +20,7 @@ func TestPlanOsloTrondheim(t *testing.T) {
 		checkInvariants(t, pts, s, res)
 		require.Nil(t, res.OverCapacity)
 		require.False(t, res.MinStages)
-		// 624.6 km and ≈ 7,500 m of climbing: ≈ 38 h of riding at 18 km/h,
+		// 624.6 km and 6,421 m of climbing: ≈ 38 h of riding at 18 km/h,
 		// which the intermediate rider (6 h fresh, fatigue settling at
 		// 4.8 h) rides in 8 days.
 		require.Equal(t, 8, res.Days)
