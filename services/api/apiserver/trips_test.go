@@ -221,6 +221,42 @@ func TestTripService(t *testing.T) {
 		require.Equal(t, upd.Msg.Version, errorInfo(t, err).GetCurrentVersion())
 	})
 
+	t.Run("a preset's values show in the settings, one edited value makes the trip custom, and repace is refused on new days", func(t *testing.T) {
+		t.Parallel()
+		c := h.as(t, "presets", nil)
+		d := h.readyTrip(t, c)
+		require.Equal(t, roadbookv1.RiderPreset_RIDER_PRESET_INTERMEDIATE, d.Settings.Preset)
+		require.InDelta(t, 6, d.Settings.DailyRidingHours, 1e-9)
+		require.EqualValues(t, 2, d.Settings.PacingEngine)
+		for _, st := range d.Stages {
+			require.Positive(t, st.RidingHours, "day %d carries its modelled riding hours", st.Index)
+			require.LessOrEqual(t, st.RidingHours, 6.0+1e-6)
+		}
+
+		expert := roadbookv1.RiderPreset_RIDER_PRESET_EXPERT
+		prev, err := c.trips.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: d.TripId, Version: d.Version,
+			Settings: &roadbookv1.TripSettingsInput{Preset: &expert}, ValidateOnly: true}))
+		require.NoError(t, err)
+		require.Equal(t, expert, prev.Msg.Settings.Preset)
+		require.InDelta(t, 8, prev.Msg.Settings.DailyRidingHours, 1e-9)
+		require.InDelta(t, 22, prev.Msg.Settings.AverageSpeedKmPerH, 1e-9)
+		require.True(t, prev.Msg.Impact.StagesRecomputed)
+
+		prev, err = c.trips.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: d.TripId, Version: d.Version,
+			Settings: &roadbookv1.TripSettingsInput{Preset: &expert, DailyRidingHours: new(float64(7))}, ValidateOnly: true}))
+		require.NoError(t, err)
+		require.Equal(t, roadbookv1.RiderPreset_RIDER_PRESET_CUSTOM, prev.Msg.Settings.Preset)
+
+		_, err = c.trips.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: d.TripId, Version: d.Version,
+			Settings: &roadbookv1.TripSettingsInput{}, Repace: true}))
+		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
+		require.Equal(t, "repace", errorInfo(t, err).GetField())
+
+		_, err = c.trips.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: d.TripId, Version: d.Version,
+			Settings: &roadbookv1.TripSettingsInput{DailyRidingHours: new(float64(20))}}))
+		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
+	})
+
 	t.Run("delete removes the trip and its share index for good and the id is never reused", func(t *testing.T) {
 		t.Parallel()
 		c := h.as(t, "deleter", nil)
