@@ -2,6 +2,7 @@ package pacing
 
 import (
 	"math"
+	"sync"
 )
 
 // The effort model's physical constants (docs/design/PACING.md "The effort
@@ -87,12 +88,48 @@ type Model struct {
 	upS, downS float64
 }
 
+// modelKey is what calibrates a model.
+type modelKey struct {
+	speed, penalty float64
+	ebike          bool
+}
+
+// models memoizes calibrated models: solving the speed table costs about a
+// millisecond, and the API and the alerts time every stage of a trip with
+// the same few riders. A model is immutable once built, so sharing it is
+// safe; the cache is dropped whole when it reaches maxModels riders.
+var (
+	modelsMu sync.Mutex
+	models   = map[modelKey]Model{}
+)
+
+const maxModels = 256
+
 // NewModel calibrates the model on a rider's settings: the flat power from
 // the flat speed, the climbing power from the flat speed and the elevation
 // penalty (ReferenceGrade), the motor from the e-bike mode. Settings are
 // assumed valid (Validate); the model never divides by zero on any
 // positive speed and penalty.
 func NewModel(s Settings) Model {
+	key := modelKey{s.AverageSpeedKmh, s.ElevationPenalty, s.EbikeMode}
+	modelsMu.Lock()
+	m, ok := models[key]
+	modelsMu.Unlock()
+	if ok {
+		return m
+	}
+	m = calibrate(s)
+	modelsMu.Lock()
+	if len(models) >= maxModels {
+		models = map[modelKey]Model{}
+	}
+	models[key] = m
+	modelsMu.Unlock()
+	return m
+}
+
+// calibrate builds the model for NewModel.
+func calibrate(s Settings) Model {
 	vFlat := s.AverageSpeedKmh / 3.6
 	vClimb := vFlat * s.ElevationPenalty / (s.ElevationPenalty + 1000*ReferenceGrade)
 	m := Model{
