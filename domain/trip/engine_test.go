@@ -124,3 +124,23 @@ func TestExistingTrips(t *testing.T) {
 		require.Equal(t, pacing.Defaults().DailyRidingHours, p.DailyRidingHours)
 	})
 }
+
+func TestTotals(t *testing.T) {
+	t.Parallel()
+
+	t.Run("a trip's totals are its riding days' sums, the route's before it has days", func(t *testing.T) {
+		t.Parallel()
+		evs := history(t, uploaded(SettingsPatch{}))
+		s := Load(testTripID, "", evs)
+		require.Equal(t, s.Route.DistanceM, s.Totals().DistanceM)
+		s = Load(testTripID, "", readyTrip(t, SettingsPatch{}))
+		sum := 0.0
+		for _, st := range s.Stages {
+			sum += st.DistanceM
+		}
+		require.Equal(t, sum, s.Totals().DistanceM)
+		evs = readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 0})
+		rested := Load(testTripID, "", evs)
+		require.Equal(t, s.Totals(), rested.Totals(), "a rest day adds nothing")
+	})
+}

@@ -303,8 +303,9 @@ test("every tool answers every error it can produce as a tool error the official
   for (const a of [me, other, limited]) await a.connect();
   t.after(() => Promise.all([me.client.close(), other.client.close(), limited.client.close()]));
 
-  // Trip A: a real route whose track name is an injection attempt.
-  const created = await me.ok("create_trip", { gpx: gpxNamed(injection, 3000) });
+  // Trip A: a real route whose track name is an injection attempt, long
+  // enough (≈ 175 km, ≈ 10 h of riding) for the default rider's two days.
+  const created = await me.ok("create_trip", { gpx: gpxNamed(injection, 5000) });
   const tripA = created.tripId as string;
   // Trip B: a short route for the analysis race.
   const tripB = (await me.ok("create_trip", { gpx: gpxNamed(`short ${run}`, 300) })).tripId as string;
