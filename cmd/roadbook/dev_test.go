@@ -44,6 +44,7 @@ func TestDevEndToEnd(t *testing.T) {
 		require.Contains(t, out, "Oslo → ", "the gazetteer names the first stage's start:\n%s", out)
 		require.NotContains(t, out, "?", "every stage end is labelled, never '?':\n%s", out)
 		require.NotContains(t, out, "(naming…)", "every stage end is labelled:\n%s", out)
+		require.Regexp(t, `\d+ km (N|NE|E|SE|S|SW|W|NW) of \S`, out, "ends away from a place say where they are:\n%s", out)
 		m := regexp.MustCompile(`id ([0-9a-f-]{36})`).FindStringSubmatch(out)
 		require.NotNil(t, m, out)
 		tripID = m[1]

@@ -47,42 +47,42 @@ func (r routeFetcher) FetchTours(ctx context.Context, src trip.Source) ([]consum
 }
 
 // syncLabeler labels every stage at once with a fast, offline geocoder (the
-// gazetteer): the analysis records the labels itself.
+// gazetteer): the analysis records the labels itself. The names follow the
+// label rule every geocoder's labels follow (geocode.StageLabels): a place's
+// name near it, "23 km SE of Otta" farther, consecutive ends never the same
+// bare name, coordinates where no place is known.
 type syncLabeler struct{ g geocode.Geocoder }
 
 // Name implements consumer.Labeler.
 func (l syncLabeler) Name() string { return l.g.Name() }
 
-// Labels implements consumer.Labeler. A point with no place near is an
-// empty name (the stage is still labelled); any other error fails the
-// whole batch, which the analysis records as unavailable.
+// Labels implements consumer.Labeler. A point with no place near is named
+// by its coordinates (the stage is still labelled); any other error fails
+// the whole batch, which the analysis records as unavailable.
 func (l syncLabeler) Labels(ctx context.Context, _ uuid.UUID, stages []trip.Stage) ([]trip.StageLabel, error) {
-	names := map[route.Point]string{}
-	name := func(p route.Point) (string, error) {
-		key := route.Point{Lat: p.Lat, Lon: p.Lon}
-		if n, ok := names[key]; ok {
-			return n, nil
+	places := map[geocode.Point]geocode.Place{}
+	ends := make([]geocode.StageEnds, len(stages))
+	for i, s := range stages {
+		ends[i] = geocode.StageEnds{Index: s.Index, ContentHash: s.ContentHash,
+			Start: geocode.Point{Lat: s.Start.Lat, Lon: s.Start.Lon}, End: geocode.Point{Lat: s.End.Lat, Lon: s.End.Lon}}
+		for _, p := range []geocode.Point{ends[i].Start, ends[i].End} {
+			if _, ok := places[p]; ok {
+				continue
+			}
+			place, err := l.g.Reverse(ctx, p.Lat, p.Lon)
+			switch {
+			case errors.Is(err, geocode.ErrNoPlace):
+				place = geocode.Place{}
+			case err != nil:
+				return nil, err
+			}
+			places[p] = place
 		}
-		place, err := l.g.Reverse(ctx, p.Lat, p.Lon)
-		switch {
-		case errors.Is(err, geocode.ErrNoPlace):
-		case err != nil:
-			return "", err
-		}
-		names[key] = place.Name
-		return place.Name, nil
 	}
-	out := make([]trip.StageLabel, 0, len(stages))
-	for _, s := range stages {
-		start, err := name(s.Start)
-		if err != nil {
-			return nil, err
-		}
-		end, err := name(s.End)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, trip.StageLabel{Stage: trip.StageRef{Index: s.Index, ContentHash: s.ContentHash}, Start: start, End: end})
+	labels := geocode.StageLabels(ends, func(p geocode.Point) geocode.Place { return places[p] })
+	out := make([]trip.StageLabel, len(labels))
+	for i, l := range labels {
+		out[i] = trip.StageLabel{Stage: trip.StageRef{Index: l.Index, ContentHash: l.ContentHash}, Start: l.Start, End: l.End}
 	}
 	return out, nil
 }

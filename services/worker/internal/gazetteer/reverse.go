@@ -39,8 +39,11 @@ func (g *Gazetteer) Nearest(lat, lon float64) (geocode.Place, bool) {
 	return g.place(best), true
 }
 
-// Reverse implements geocode.Geocoder: Nearest, with ErrNoPlace when nothing
-// is near and ErrInvalidArgument for coordinates outside WGS-84.
+// Reverse implements geocode.Geocoder: Nearest when the point is in that
+// place (within geocode.NearPlaceM), else the nearest place by distance
+// alone (the label then says where the point is from it), the nearest within
+// farRadiusKm when none is within 75 km, ErrNoPlace beyond, and
+// ErrInvalidArgument for coordinates outside WGS-84.
 func (g *Gazetteer) Reverse(ctx context.Context, lat, lon float64) (geocode.Place, error) {
 	if err := ctx.Err(); err != nil {
 		return geocode.Place{}, err
@@ -49,6 +52,14 @@ func (g *Gazetteer) Reverse(ctx context.Context, lat, lon float64) (geocode.Plac
 		return geocode.Place{}, fmt.Errorf("%w: lat %v lon %v is outside WGS-84 (lat −90…90, lon −180…180)", geocode.ErrInvalidArgument, lat, lon)
 	}
 	p, ok := g.Nearest(lat, lon)
+	if ok && haversineKm(lat, lon, p.Lat, p.Lon)*1000 > geocode.NearPlaceM {
+		// Not in the place the weighting prefers: the label will say
+		// where the point is from a place, and the nearest one says it
+		// best ("4 km N of Sel" rather than "33 km NE of Vinstra").
+		if q, found := g.nearestPlain(lat, lon, maxRadiusKm); found {
+			p = q
+		}
+	}
 	if !ok {
 		// Far from any place (a basin, a plateau): the nearest one within
 		// farRadiusKm, which the label says the point is relative to

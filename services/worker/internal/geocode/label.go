@@ -112,3 +112,36 @@ func haversineM(a, b Point) float64 {
 	h := math.Sin(dLat/2)*math.Sin(dLat/2) + math.Cos(a.Lat*rad)*math.Cos(b.Lat*rad)*math.Sin(dLon/2)*math.Sin(dLon/2)
 	return 2 * r * math.Asin(math.Min(1, math.Sqrt(h)))
 }
+
+// StageLabels names the two ends of each stage (in trip order) by Labels
+// over the chain of stage ends, where each stage starts where the one before
+// it ended; a stage that starts elsewhere (an edit left a gap) has its start
+// named on its own. place answers the geocoder's place at a point (Name
+// empty when none). Both labelers — the paced queue and the offline
+// gazetteer's — use it, so every geocoder's labels follow one rule.
+func StageLabels(stages []StageEnds, place func(Point) Place) []StageLabel {
+	if len(stages) == 0 {
+		return nil
+	}
+	chain := make([]Point, 0, len(stages)+1) // stage i starts at chain[i], ends at chain[i+1]
+	for i, s := range stages {
+		if i == 0 {
+			chain = append(chain, s.Start)
+		}
+		chain = append(chain, s.End)
+	}
+	places := make([]Place, len(chain))
+	for k, p := range chain {
+		places[k] = place(p)
+	}
+	names := Labels(chain, places)
+	out := make([]StageLabel, len(stages))
+	for i, s := range stages {
+		start := names[i]
+		if i > 0 && round(s.Start) != round(stages[i-1].End) {
+			start = Labels([]Point{s.Start}, []Place{place(s.Start)})[0]
+		}
+		out[i] = StageLabel{Index: s.Index, ContentHash: s.ContentHash, Start: start, End: names[i+1]}
+	}
+	return out
+}

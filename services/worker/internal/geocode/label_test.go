@@ -56,3 +56,24 @@ func TestLabels(t *testing.T) {
 		}
 	})
 }
+
+func TestStageLabels(t *testing.T) {
+	t.Parallel()
+
+	t.Run("a trip's stage ends are named as one chain, and a gap is named on its own", func(t *testing.T) {
+		t.Parallel()
+		a, b, c := kmFrom(otta, 0, 0), kmFrom(otta, 40, 0), kmFrom(otta, 80, 0)
+		far := kmFrom(otta, 0, 30)
+		stages := []StageEnds{
+			{Index: 0, ContentHash: "h0", Start: a, End: b},
+			{Index: 1, ContentHash: "h1", Start: b, End: c},
+			{Index: 2, ContentHash: "h2", Start: far, End: a}, // an edit left a gap
+		}
+		got := StageLabels(stages, func(Point) Place { return otta })
+		require.Equal(t, []StageLabel{
+			{Index: 0, ContentHash: "h0", Start: "Otta", End: "40 km N of Otta"},
+			{Index: 1, ContentHash: "h1", Start: "40 km N of Otta", End: "80 km N of Otta"},
+			{Index: 2, ContentHash: "h2", Start: "30 km E of Otta", End: "Otta"},
+		}, got)
+	})
+}

@@ -437,42 +437,27 @@ func (w *tripWork) unsent() []StageEnds {
 // rule compares them with) are resolved; its labels follow Labels over the
 // trip's chain of stage ends. Called with the queue's mu held.
 func (w *tripWork) ready(flush bool, batch int) []StageLabel {
-	n := len(w.stages)
-	chain := make([]Point, 0, n+1) // stage i starts at chain[i], ends at chain[i+1]
-	for i, s := range w.stages {
-		if i == 0 {
-			chain = append(chain, s.Start)
-		}
-		chain = append(chain, s.End)
+	known := func(p Point) bool {
+		_, ok := w.resolved[round(p)]
+		return ok
 	}
-	places := make([]Place, len(chain))
-	known := make([]bool, len(chain))
-	for k, p := range chain {
-		places[k], known[k] = w.resolved[round(p)]
-	}
-	labels := Labels(chain, places)
+	// Stage i's labels compare its ends with the ends before and after.
 	complete := func(i int) bool {
-		for k := i - 1; k <= i+2; k++ {
-			if k >= 0 && k < len(chain) && !known[k] {
+		for k := max(0, i-1); k <= min(len(w.stages)-1, i+1); k++ {
+			if !known(w.stages[k].Start) || !known(w.stages[k].End) {
 				return false
 			}
 		}
-		_, ok := w.resolved[round(w.stages[i].Start)]
-		return ok
+		return true
 	}
+	all := StageLabels(w.stages, func(p Point) Place { return w.resolved[round(p)] })
 	var out []StageLabel
 	var idx []int
-	for i, s := range w.stages {
+	for i := range w.stages {
 		if w.sent[i] || !complete(i) {
 			continue
 		}
-		start := labels[i]
-		if i > 0 && round(s.Start) != round(w.stages[i-1].End) {
-			// A stage that does not start where the one before ended
-			// (an edit left a gap) is named on its own.
-			start = Labels([]Point{s.Start}, []Place{w.resolved[round(s.Start)]})[0]
-		}
-		out = append(out, StageLabel{Index: s.Index, ContentHash: s.ContentHash, Start: start, End: labels[i+1]})
+		out = append(out, all[i])
 		idx = append(idx, i)
 	}
 	if len(out) == 0 || (!flush && len(out) < batch) {
