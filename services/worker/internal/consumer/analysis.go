@@ -232,7 +232,7 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 	if st.OverCapacityDays > 0 {
 		res.trip = append(res.trip, trip.Alert{
 			Code: string(alert.CodePacingOverCapacity), Severity: string(alert.SeverityCritical), Family: "pacing",
-			Message: fmt.Sprintf("the dates leave too few days for the daily cap: %d more riding days are needed", st.OverCapacityDays),
+			Message: fmt.Sprintf("the dates leave too few days for your daily riding hours or the daily cap: %d more riding days are needed", st.OverCapacityDays),
 			Metrics: map[string]float64{"extraDaysNeeded": float64(st.OverCapacityDays)},
 		})
 	}
