@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/roadbook/roadbook/domain/pacing"
+	"github.com/roadbook/roadbook/domain/route"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
 
@@ -52,6 +53,26 @@ func TestExistingTrips(t *testing.T) {
 				require.Equal(t, before.StagesProgress.For, after.StagesProgress.For)
 				require.Equal(t, ComputationDone, after.StagesProgress.Status)
 				require.Equal(t, before.Stages[1].Geometry, after.Stages[1].Geometry)
+			},
+		},
+		{
+			name: "a trip from before with a manual edit keeps it through a change that does not move the split",
+			given: func() []Event {
+				evs := legacyTrip(t)
+				s := Load(testTripID, "", evs)
+				return append(evs, history2(t, s, InsertStage{Version: s.Version, Position: 3, Start: s.Stages[2].End,
+					End: route.Point{Lat: s.Stages[2].End.Lat + 0.1, Lon: s.Stages[2].End.Lon}})...)
+			}(),
+			when:      UpdateSettings{Version: 2, Patch: SettingsPatch{DepartureHour: ptr(6)}},
+			thenTypes: []string{"TripSettingsUpdated", "AnalysisRequested"},
+			then: func(t *testing.T, _ []Event, before, after State) {
+				require.Len(t, after.Stages, 4)
+				require.True(t, after.Stages[3].Origin.Manual())
+				require.Equal(t, EngineDistance, after.Settings.Engine)
+				require.Equal(t, ComputationDone, after.StagesProgress.Status)
+				for i := range before.Stages {
+					require.Equal(t, before.Stages[i].Geometry, after.Stages[i].Geometry, "stage %d", i)
+				}
 			},
 		},
 		{
