@@ -16,13 +16,15 @@ import (
 )
 
 // realRoutes are the real routes of testdata/SOURCES.md: BRouter plans on
-// OpenStreetMap with SRTM elevation, through the mountains of southern
-// Norway (none of them reaches the 500 km and 8,000 m of climbing the
-// pacing issue asks for; see SOURCES.md).
+// OpenStreetMap with SRTM elevation through the mountains of southern Norway,
+// and the Via Aurelia from Rome to the French border (openrouteservice on
+// OpenStreetMap with SRTM elevation: 691 km and 8,408 m of climbing, the one
+// licensed route found of at least 500 km and 8,000 m; see SOURCES.md).
 var realRoutes = []struct {
 	file          string
 	minKm, minUpM float64
 }{
+	{"testdata/ors_via-aurelia_roma-ventimiglia.gpx.gz", 650, 8000},
 	{"testdata/long_brouter_oslo-trondheim_fastbike.gpx", 600, 6000},
 	{"testdata/brouter_car-test-route_oslo-rondane.gpx.gz", 340, 4000},
 	{"testdata/brouter_rondanestien_trekking.gpx.gz", 160, 2300},
@@ -48,8 +50,8 @@ func TestPlanRealRoutesBalanceRidingTime(t *testing.T) {
 				require.NoError(t, err)
 				require.Nil(t, res.OverCapacity)
 
-				oracle := newOracle(s)
-				var times []float64
+				oracle, additive := newOracle(s), newAdditive(s)
+				var times, addTimes []float64
 				sumM := 0.0
 				for _, st := range res.Stages {
 					sumM += st.DistanceM
@@ -58,6 +60,7 @@ func TestPlanRealRoutesBalanceRidingTime(t *testing.T) {
 					}
 					require.LessOrEqual(t, st.DistanceM/1000, s.MaxDistancePerDayKm, "%s day %d", preset, st.Index)
 					times = append(times, oracle.seconds(pts[st.RawFrom:st.RawTo+1]))
+					addTimes = append(addTimes, additive.seconds(pts[st.RawFrom:st.RawTo+1]))
 				}
 				require.InDelta(t, res.DistanceM, sumM, res.DistanceM*0.001, "Σ stage km against the route km")
 				// The alerts judge a day by the same model and capacity: no
@@ -73,10 +76,25 @@ func TestPlanRealRoutesBalanceRidingTime(t *testing.T) {
 					require.NotContains(t, []alert.Code{alert.CodeElevationGain, alert.CodeStageOverCapacity, alert.CodeEbikeRangeExceeded}, a.Code,
 						"%s day %d: %s", preset, a.StageIndex, a.Message)
 				}
-				cv := coefficientOfVariation(times)
-				t.Logf("%s: %d days, %.0f km, CV of independent riding time %.3f (days %.1f–%.1f h)",
-					preset, len(times), res.DistanceM/1000, cv, minOf(times)/3600, maxOf(times)/3600)
-				require.LessOrEqual(t, cv, 0.08, "%s", preset)
+				cv, addCV := coefficientOfVariation(times), coefficientOfVariation(addTimes)
+				t.Logf("%s: %d days, %.0f km, CV of riding time %.3f by the power oracle (days %.1f–%.1f h), %.3f by the additive one (%.1f–%.1f h)",
+					preset, len(times), res.DistanceM/1000, cv, minOf(times)/3600, maxOf(times)/3600, addCV, minOf(addTimes)/3600, maxOf(addTimes)/3600)
+				require.LessOrEqual(t, cv, 0.08, "%s, power oracle", preset)
+				require.LessOrEqual(t, addCV, 0.08, "%s, additive model", preset)
+				// The bar of 0.08 alone does not tell a balanced plan from
+				// a naive one on every route (equal-km days of the expert
+				// on Oslo–Trondheim vary by 0.04–0.05): the engine's days
+				// must be at least twice as even as the same number of
+				// equal-km days, by both models.
+				var eqTimes, eqAdd []float64
+				for _, span := range equalKmSpans(pts, len(times)) {
+					eqTimes = append(eqTimes, oracle.seconds(span))
+					eqAdd = append(eqAdd, additive.seconds(span))
+				}
+				eqCV, eqAddCV := coefficientOfVariation(eqTimes), coefficientOfVariation(eqAdd)
+				t.Logf("%s: equal-km days of the same number: CV %.3f (power), %.3f (additive)", preset, eqCV, eqAddCV)
+				require.LessOrEqual(t, cv, eqCV/2, "%s, power oracle against equal-km days", preset)
+				require.LessOrEqual(t, addCV, eqAddCV/2, "%s, additive model against equal-km days", preset)
 			}
 		})
 	}
@@ -185,6 +203,83 @@ func (o oracle) seconds(pts []route.Point) float64 {
 		secs += step / o.speed((smooth[k]-smooth[k-1])/step)
 	}
 	return secs
+}
+
+// additive is a second riding-time model of another formulation: no power
+// balance and no speed per grade, but the hill-walkers' rule (Naismith,
+// with Langmuir's credit for descents) carried over to a bicycle — a
+// route's time is its distance at the flat speed, plus a fixed cost per
+// metre climbed, minus a credit per metre descended on moderate descents
+// only (a gentle slope gains nothing over the flat, a steep one is braked).
+// It shares with the engine only what the settings mean as a rider reads
+// them: the flat speed, and the 5 % climb ridden at speed × p / (p + 50).
+// The descent credit is set by a 36 km/h descent at −5 %, a loaded bike's
+// braked pace. If the engine's days were balanced only in its own model's
+// terms, this one would see them uneven.
+type additive struct {
+	flatSpeed, upS, downS float64
+}
+
+const aStepM = 100.0
+
+func newAdditive(s pacing.Settings) additive {
+	v0 := s.AverageSpeedKmh / 3.6
+	v5 := v0 * s.ElevationPenalty / (s.ElevationPenalty + 50)
+	return additive{flatSpeed: v0, upS: (1/v5 - 1/v0) / 0.05, downS: (1/v0 - 3.6/36) / 0.05}
+}
+
+// seconds times a raw track: its Haversine length at the flat speed, and
+// the climbing and descending of the track resampled every 100 m.
+func (a additive) seconds(pts []route.Point) float64 {
+	if len(pts) < 2 {
+		return 0
+	}
+	total, next := 0.0, aStepM
+	eles := []float64{pts[0].Ele}
+	for i := 1; i < len(pts); i++ {
+		d := haversine(pts[i-1], pts[i])
+		for d > 0 && total+d >= next {
+			f := (next - total) / d
+			eles = append(eles, pts[i-1].Ele+f*(pts[i].Ele-pts[i-1].Ele))
+			next += aStepM
+		}
+		total += d
+	}
+	eles = append(eles, pts[len(pts)-1].Ele)
+	secs := total / a.flatSpeed
+	for k := 1; k < len(eles); k++ {
+		dh := eles[k] - eles[k-1]
+		switch g := dh / aStepM; {
+		case dh > 0:
+			secs += dh * a.upS
+		case g < -0.02 && g > -0.12:
+			// The credit grows from nothing at −2 % to full at −5 %.
+			secs += dh * a.downS * math.Min(1, (-g-0.02)/0.03)
+		}
+	}
+	return secs
+}
+
+// equalKmSpans cuts a raw track into n spans of equal Haversine length (at
+// the nearest point): the naive plan the engine must beat.
+func equalKmSpans(pts []route.Point, n int) [][]route.Point {
+	cum := make([]float64, len(pts))
+	for i := 1; i < len(pts); i++ {
+		cum[i] = cum[i-1] + haversine(pts[i-1], pts[i])
+	}
+	var spans [][]route.Point
+	from := 0
+	for k := 1; k <= n; k++ {
+		to := len(pts) - 1
+		if k < n {
+			target := cum[len(cum)-1] * float64(k) / float64(n)
+			for to = from + 1; to < len(pts)-1 && cum[to] < target; to++ {
+			}
+		}
+		spans = append(spans, pts[from:to+1])
+		from = to
+	}
+	return spans
 }
 
 func haversine(a, b route.Point) float64 {
