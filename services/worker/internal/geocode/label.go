@@ -42,19 +42,20 @@ func (a placeAt) label(forceRelative bool) string {
 	if d < NearPlaceM && !forceRelative {
 		return a.place.Name
 	}
-	km := max(1, int(math.Round(d/1000)))
 	if d < 500 {
 		// Forced relative but on the place itself: the other end moves.
 		return a.place.Name
 	}
-	return fmt.Sprintf("%d km %s of %s", km, compass(Point{Lat: a.place.Lat, Lon: a.place.Lon}, a.point), a.place.Name)
+	return a.relative()
 }
 
 // Labels names a sequence of consecutive stage ends (the first stage's
 // start, then each stage's end): each its label, and where two consecutive
 // ends would carry the same bare name although they are more than
 // DistinctEndsM apart, the one farther from its place is said relative to
-// it ("12 km N of Otta" after "Otta"). places[i] is the geocoder's answer
+// it ("12 km N of Otta" after "Otta"), or, when both are on "their" place
+// (a geocoder that answers the object beside each point), the later one is
+// said from the earlier one's place. places[i] is the geocoder's answer
 // for points[i] (Name empty when it knows none).
 func Labels(points []Point, places []Place) []string {
 	at := make([]placeAt, len(points))
@@ -79,8 +80,26 @@ func Labels(points []Point, places []Place) []string {
 	out := make([]string, len(at))
 	for i := range at {
 		out[i] = at[i].label(force[i])
+		// Still the same bare name as the end before, kilometres away:
+		// the two answers' places are not one point (a geocoder such as
+		// Nominatim answers the object it found beside each end, named
+		// by its settlement), so neither end is far from "its" place.
+		// Say this end from the place the one before was named by.
+		if i > 0 && out[i] == out[i-1] && at[i].place.Name != "" && at[i].place.Name == at[i-1].place.Name &&
+			haversineM(at[i-1].point, at[i].point) > DistinctEndsM {
+			from := at[i-1].place
+			from.Name = at[i].place.Name
+			out[i] = placeAt{place: from, point: at[i].point}.relative()
+		}
 	}
 	return out
+}
+
+// relative is the point said from the place: "N km DIR of Name" (at least
+// 1 km).
+func (a placeAt) relative() string {
+	km := max(1, int(math.Round(a.distanceM()/1000)))
+	return fmt.Sprintf("%d km %s of %s", km, compass(Point{Lat: a.place.Lat, Lon: a.place.Lon}, a.point), a.place.Name)
 }
 
 // compass is the 8-wind direction from a to b ("N", "NE", … "NW").

@@ -43,6 +43,22 @@ func TestLabels(t *testing.T) {
 		}
 	})
 
+	t.Run("a geocoder that answers each end with an object beside it still tells ends apart", func(t *testing.T) {
+		t.Parallel()
+		// Nominatim's reverse answers the centroid of the object it found
+		// near the point (a hamlet, a farm, a neighbourhood), while the
+		// name is the settlement of its address: two ends 40 km apart can
+		// both be "Lesja", each 200 m from "its" place. The later one is
+		// said from the place the earlier one was named by.
+		a, b := kmFrom(otta, 0, 0), kmFrom(otta, 40, 0)
+		near := func(p Point) Place {
+			q := kmFrom(Place{Lat: p.Lat, Lon: p.Lon}, 0.2, 0)
+			return Place{Name: "Lesja", Lat: q.Lat, Lon: q.Lon}
+		}
+		got := Labels([]Point{a, b}, []Place{near(a), near(b)})
+		require.Equal(t, []string{"Lesja", "40 km N of Lesja"}, got)
+	})
+
 	t.Run("two ends a few hundred metres apart in one place keep its name", func(t *testing.T) {
 		t.Parallel()
 		pts := []Point{kmFrom(otta, 0.2, 0), kmFrom(otta, -0.3, 0.4)}
