@@ -3,6 +3,7 @@ package trip
 import (
 	"slices"
 
+	"github.com/roadbook/roadbook/domain/route"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
 
@@ -149,8 +150,19 @@ func Evolve(s State, e Event) State {
 	case *eventsv1.LabelsResolved:
 		for _, l := range ev.GetLabels() {
 			if i := s.stageIndexFor(l.GetStageContentHash(), -1); i >= 0 {
-				s.Stages[i].StartLabel, s.Stages[i].EndLabel = l.GetStartLabel(), l.GetEndLabel()
-				s.Stages[i].Labelled, s.Stages[i].LabelsUnavailable = true, ""
+				st := &s.Stages[i]
+				st.StartLabel, st.EndLabel = l.GetStartLabel(), l.GetEndLabel()
+				// A geocoder that knew no place there (recorded empty
+				// before the label rule named such ends) reads as the
+				// coordinates the rule gives them now: a resolved label
+				// is never empty.
+				if st.StartLabel == "" {
+					st.StartLabel = route.CoordinatesText(st.Start)
+				}
+				if st.EndLabel == "" {
+					st.EndLabel = route.CoordinatesText(st.End)
+				}
+				st.Labelled, st.LabelsUnavailable = true, ""
 			}
 		}
 	case *eventsv1.LabelsUnavailable:

@@ -227,6 +227,14 @@ func TestAnalysis(t *testing.T) {
 				relabelled := Evolve(after, &eventsv1.LabelsResolved{Geocoder: "nominatim", Labels: []*eventsv1.StageLabel{{StageContentHash: results[0].Stage.ContentHash}}})
 				require.True(t, relabelled.Stages[0].Labelled, "a geocoder that knows no place there still labelled the stage")
 				require.Empty(t, relabelled.Stages[0].LabelsUnavailable, "labelling clears the unavailability")
+				// Labels recorded empty (a geocoder that knew no place
+				// there, before the label rule named such ends) read as
+				// the end's coordinates, as the rule names them now:
+				// never empty once resolved, so no view waits for them.
+				st := relabelled.Stages[0]
+				require.Equal(t, route.CoordinatesText(st.Start), st.StartLabel)
+				require.Equal(t, route.CoordinatesText(st.End), st.EndLabel)
+				require.Regexp(t, `^\d+\.\d\d° [NS], \d+\.\d\d° [EW]$`, st.EndLabel)
 			},
 		},
 		{name: "labels unavailable without a reason are refused", given: base, when: RecordLabelsUnavailable{Stages: []StageRef{results[0].Stage}}, thenErr: &Error{Code: CodeInvalidArgument, Field: "reason"}},

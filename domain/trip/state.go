@@ -140,10 +140,12 @@ type Stage struct {
 	OnRoute bool
 	// RouteStartM and RouteEndM are distances along the route in metres.
 	RouteStartM, RouteEndM float64
-	// StartLabel and EndLabel are place names (third-party text).
+	// StartLabel and EndLabel say where the stage's ends are (third-party
+	// text): a place's name, "23 km SE of Otta", or the coordinates where
+	// no geocoder knows a place; empty only until labelled.
 	StartLabel, EndLabel string
 	// Labelled is true once a geocoder answered for this stage's ends, even
-	// when it knows no place there (the labels then stay empty).
+	// when it knows no place there (the labels then are the coordinates).
 	Labelled bool
 	// LabelsUnavailable says why labels could not be produced (no geocoder,
 	// the geocoder down); empty otherwise. Labelling clears it.

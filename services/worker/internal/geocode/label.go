@@ -3,6 +3,8 @@ package geocode
 import (
 	"fmt"
 	"math"
+
+	"github.com/roadbook/roadbook/domain/route"
 )
 
 // Label rules (docs/design/PACING.md "Labels that say where"): a stage end
@@ -111,16 +113,11 @@ func compass(a, b Point) string {
 	return [...]string{"N", "NE", "E", "SE", "S", "SW", "W", "NW"}[int(math.Round(bearing/45))%8]
 }
 
-// coordinates names a point no geocoder knows: "61.54° N, 9.32° E".
+// coordinates names a point no geocoder knows: "61.54° N, 9.32° E", the
+// domain's one format (route.CoordinatesText), which a trip also reads for
+// ends labelled empty before this rule.
 func coordinates(p Point) string {
-	ns, ew := "N", "E"
-	if p.Lat < 0 {
-		ns = "S"
-	}
-	if p.Lon < 0 {
-		ew = "W"
-	}
-	return fmt.Sprintf("%.2f° %s, %.2f° %s", math.Abs(p.Lat), ns, math.Abs(p.Lon), ew)
+	return route.CoordinatesText(route.Point{Lat: p.Lat, Lon: p.Lon})
 }
 
 // haversineM is the great-circle distance in metres.
