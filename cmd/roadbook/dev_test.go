@@ -41,6 +41,7 @@ func TestDevEndToEnd(t *testing.T) {
 		require.Regexp(t, `62\d\.\d km`, out)
 		rows := stageRow.FindAllString(out, -1)
 		require.Len(t, rows, 8, "the intermediate rider rides the 627 km in 8 days:\n%s", out)
+		require.Contains(t, out, "rider intermediate · 18 km/h on the flat · 6 h a day · 150 km cap · fatigue 0.9", "the digest says who the days are for:\n%s", out)
 		require.Contains(t, out, "Oslo → ", "the gazetteer names the first stage's start:\n%s", out)
 		require.NotContains(t, out, "?", "every stage end is labelled, never '?':\n%s", out)
 		require.NotContains(t, out, "(naming…)", "every stage end is labelled:\n%s", out)
@@ -50,6 +51,16 @@ func TestDevEndToEnd(t *testing.T) {
 		tripID = m[1]
 	})
 	require.NotEmpty(t, tripID)
+
+	t.Run("trip create --preset expert paces the same route for an expert: fewer, longer days", func(t *testing.T) {
+		out, errOut, code := cli(t, "trip", "create", "--data-dir", dir, "--gpx", gpx, "--title", "Oslo to Trondheim, fast", "--preset", "expert")
+		require.Equal(t, 0, code, "stderr: %s", errOut)
+		require.Contains(t, out, "rider expert · 22 km/h on the flat · 8 h a day · 250 km cap · fatigue 0.95", out)
+		rows := stageRow.FindAllString(out, -1)
+		require.GreaterOrEqual(t, len(rows), 4, out)
+		require.Less(t, len(rows), 8, "an expert needs fewer days than the intermediate rider's 8:\n%s", out)
+		t.Log("\n" + out)
+	})
 
 	t.Run("the trip survives a restart of roadbook dev", func(t *testing.T) {
 		require.Equal(t, 0, dev.stop(t), "SIGTERM stops dev cleanly; stderr: %s", dev.stderr.String())

@@ -43,6 +43,14 @@ func TestRun(t *testing.T) {
 		require.Contains(t, errOut.String(), "exactly one of --gpx FILE or --url URL")
 	})
 
+	t.Run("trip create names the presets when given another", func(t *testing.T) {
+		t.Parallel()
+		var out, errOut bytes.Buffer
+		require.Equal(t, 2, run(context.Background(), []string{"trip", "create", "--gpx", "a.gpx", "--preset", "pro"}, &out, &errOut))
+		require.Contains(t, errOut.String(), `--preset "pro": want beginner, intermediate or expert`)
+		require.Empty(t, out.String())
+	})
+
 	t.Run("token on a directory that never ran dev says so", func(t *testing.T) {
 		t.Parallel()
 		var out, errOut bytes.Buffer

@@ -39,6 +39,7 @@ func tripCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	gpx := fs.String("gpx", "", "GPX file to upload")
 	url := fs.String("url", "", "Komoot tour/collection, Strava route or RideWithGPS route URL")
 	title := fs.String("title", "", "trip title (default: the route's)")
+	preset := fs.String("preset", "", "rider preset: beginner, intermediate (the default) or expert (docs/design/PACING.md)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "how long to wait for the roadbook")
 	noWait := fs.Bool("no-wait", false, "print the trip id and return without waiting")
 	if err := parseFlags(fs, args); err != nil {
@@ -47,6 +48,15 @@ func tripCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if (*gpx == "") == (*url == "") {
 		fmt.Fprintln(stderr, "roadbook trip create: give exactly one of --gpx FILE or --url URL")
 		return errUsage
+	}
+	var settings *roadbookv1.TripSettingsInput
+	if *preset != "" {
+		p, ok := presets[*preset]
+		if !ok {
+			fmt.Fprintf(stderr, "roadbook trip create: --preset %q: want beginner, intermediate or expert\n", *preset)
+			return errUsage
+		}
+		settings = &roadbookv1.TripSettingsInput{Preset: &p}
 	}
 	c, err := cf.clients()
 	if err != nil {
@@ -59,13 +69,13 @@ func tripCreate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		resp, err := c.trips.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{
-			Filename: filepath.Base(*gpx), ContentType: "application/gpx+xml", Content: content, Title: *title}))
+			Filename: filepath.Base(*gpx), ContentType: "application/gpx+xml", Content: content, Title: *title, Settings: settings}))
 		if err != nil {
 			return apiError(err)
 		}
 		id = resp.Msg.GetTripId()
 	} else {
-		resp, err := c.trips.CreateTripFromUrl(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUrlRequest{Url: *url, Title: *title}))
+		resp, err := c.trips.CreateTripFromUrl(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUrlRequest{Url: *url, Title: *title, Settings: settings}))
 		if err != nil {
 			return apiError(err)
 		}
@@ -314,6 +324,10 @@ func printDigest(w io.Writer, t *roadbookv1.TripDigest) {
 		fmt.Fprint(w, " · still computing")
 	}
 	fmt.Fprintln(w)
+	if st := t.GetSettings(); st != nil {
+		fmt.Fprintf(w, "  rider %s · %g km/h on the flat · %g h a day · %g km cap · fatigue %g\n", presetName(st.GetPreset()),
+			st.GetAverageSpeedKmPerH(), st.GetDailyRidingHours(), st.GetMaxDistancePerDayKm(), st.GetFatigueFactor())
+	}
 	for _, a := range t.GetTripAlerts() {
 		fmt.Fprintf(w, "  ! %s\n", a.GetMessage())
 	}
@@ -334,6 +348,24 @@ func printDigest(w io.Writer, t *roadbookv1.TripDigest) {
 		fmt.Fprintf(w, "  %3d  %-10s  %7.1f  %6.0f  %6.0f  %5.1f  %s → %s\n", s.GetIndex()+1, date,
 			s.GetDistanceM()/1000, s.GetAscentM(), s.GetDescentM(), s.GetRidingHours(), from, to)
 	}
+}
+
+// presets are the rider presets --preset names (docs/design/PACING.md
+// "Presets").
+var presets = map[string]roadbookv1.RiderPreset{
+	"beginner":     roadbookv1.RiderPreset_RIDER_PRESET_BEGINNER,
+	"intermediate": roadbookv1.RiderPreset_RIDER_PRESET_INTERMEDIATE,
+	"expert":       roadbookv1.RiderPreset_RIDER_PRESET_EXPERT,
+}
+
+// presetName is the preset a trip's values match, or "custom".
+func presetName(p roadbookv1.RiderPreset) string {
+	for name, v := range presets {
+		if v == p {
+			return name
+		}
+	}
+	return "custom"
 }
 
 // orPending is a stage end's label, or "(naming…)" while the geocoder has
