@@ -66,6 +66,17 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 		}
 	}
 	for {
+		if l.StreamVersion == info.Version {
+			// The cache (or a snapshot) is at the head the row above
+			// reported: nothing to read. A write after that row was read is
+			// seen by the next Load, as it would be had it come a moment
+			// later; an Execute appending at this version finds out by
+			// its conflict.
+			if def.Cache != nil {
+				def.Cache.put(info, l.StreamVersion, l.State)
+			}
+			return l, nil
+		}
 		events, err := store.ReadStream(ctx, id, l.StreamVersion, readChunk)
 		if err != nil {
 			return Loaded[S]{}, err

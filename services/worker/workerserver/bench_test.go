@@ -33,27 +33,13 @@ import (
 // RecordedAt(TripCreated): both stamped by PostgreSQL's clock.
 func BenchmarkPipeline(b *testing.B) {
 	ctx := context.Background()
-	es, err := postgres.Open(ctx, pgtest.SchemaURL(b))
-	require.NoError(b, err)
-	b.Cleanup(es.Close)
-	n, err := pipelinetest.StartNATS(b.TempDir(), -1)
-	require.NoError(b, err)
-	b.Cleanup(n.Stop)
-	nc, err := pipelinetest.Connect(n.URL())
-	require.NoError(b, err)
-	b.Cleanup(nc.Close)
-	const concurrency = 4
-	srv, err := workerserver.New(workerserver.Config{Store: es, NATS: nc, Concurrency: concurrency})
-	require.NoError(b, err)
-	rctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(rctx) }()
-	b.Cleanup(func() { cancel(); <-done })
+	rig := startPipeline(b)
+	river := startRiverHop(b)
 
 	// Wake clients when a trip's StagesComputed reaches EVENTS.
 	var mu sync.Mutex
 	waiters := map[string]chan struct{}{}
-	sub, err := nc.Subscribe("events.trip.*.StagesComputed", func(m *nats.Msg) {
+	sub, err := rig.nc.Subscribe("events.trip.*.StagesComputed", func(m *nats.Msg) {
 		id := strings.Split(m.Subject, ".")[2]
 		mu.Lock()
 		if ch, ok := waiters[id]; ok {
@@ -65,12 +51,6 @@ func BenchmarkPipeline(b *testing.B) {
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = sub.Unsubscribe() })
 
-	trips := tripstore.New(es, nil)
-	long, err := pipelinetest.LoadUpload(ctx, trips, pipelinetest.LongGPX())
-	require.NoError(b, err)
-	tiny, err := pipelinetest.Store(ctx, trips, "tiny.gpx", 300, "tiny", pipelinetest.Line(60.0, 10.0, 60.02, 10.0, 3), true)
-	require.NoError(b, err)
-
 	phase := func(up pipelinetest.Upload, count int) ([]float64, time.Duration) {
 		var lat []float64
 		var lmu sync.Mutex
@@ -81,7 +61,7 @@ func BenchmarkPipeline(b *testing.B) {
 		close(next)
 		start := time.Now()
 		var wg sync.WaitGroup
-		for range concurrency {
+		for range pipelineConcurrency {
 			wg.Go(func() {
 				for range next {
 					id := uuid.New()
@@ -90,7 +70,7 @@ func BenchmarkPipeline(b *testing.B) {
 					waiters[id.String()] = ch
 					mu.Unlock()
 					ref, _ := tripstore.HashBytes(up.Info.Hash)
-					_, err := trips.Execute(ctx, tripstore.User("bench"), id, trip.Create{
+					_, err := rig.trips.Execute(ctx, tripstore.User("bench"), id, trip.Create{
 						Upload: &trip.CreateUpload{Filename: up.Filename, SizeBytes: up.Size, Route: up.Info},
 					}, tripstore.Options{BlobRefs: [][]byte{ref}})
 					require.NoError(b, err)
@@ -100,7 +80,7 @@ func BenchmarkPipeline(b *testing.B) {
 						b.Errorf("trip %s: no stages within 60 s", id)
 						return
 					}
-					ms, err := createToStages(ctx, es, id)
+					ms, err := createToStages(ctx, rig.es, id)
 					require.NoError(b, err)
 					lmu.Lock()
 					lat = append(lat, ms)
@@ -113,14 +93,93 @@ func BenchmarkPipeline(b *testing.B) {
 	}
 
 	b.ResetTimer()
-	base, _ := phase(tiny, 200)
-	lat, wall := phase(long, 200)
+	hop := hopComparison(ctx, b, rig, river)
+	base, _ := phase(rig.tiny, 200)
+	lat, wall := phase(rig.long, 200)
 	b.StopTimer()
 	require.Len(b, lat, 200)
 	bp50 := percentile(base, 50)
 	p50, p99 := percentile(lat, 50), percentile(lat, 99)
 	fmt.Fprintf(os.Stdout, "pipeline create-to-stages p50_ms=%.1f p99_ms=%.1f baseline_p50_ms=%.1f ratio=%.2f trips_per_s=%.1f\n",
 		p50, p99, bp50, p50/bp50, 200/wall.Seconds())
+	fmt.Fprintln(os.Stdout, hop)
+}
+
+// BenchmarkHop is the hop line of BenchmarkPipeline alone:
+//
+//	go test -run '^$' -bench '^BenchmarkHop$' -benchtime=1x ./workerserver
+func BenchmarkHop(b *testing.B) {
+	ctx := context.Background()
+	rig := startPipeline(b)
+	river := startRiverHop(b)
+	b.ResetTimer()
+	fmt.Fprintln(os.Stdout, hopComparison(ctx, b, rig, river))
+}
+
+// hopComparison measures the hop one at a time, ours and River's in
+// alternating rounds so that a load swing from other work on the machine
+// falls on both alike, after a warm-up of each, and returns the hop line.
+func hopComparison(ctx context.Context, b *testing.B, rig *pipelineRig, river *riverRig) string {
+	_ = rig.hops(ctx, b, 20)
+	_ = river.hops(ctx, b, 20)
+	var ours, theirs []float64
+	for range hopRounds {
+		ours = append(ours, rig.hops(ctx, b, hopsPerRound)...)
+		theirs = append(theirs, river.hops(ctx, b, hopsPerRound)...)
+	}
+	return hopLine(ours, theirs)
+}
+
+// The hop comparison: hopRounds rounds of hopsPerRound sequential hops per
+// side, alternating.
+const (
+	hopRounds    = 5
+	hopsPerRound = 40
+)
+
+// pipelineConcurrency is the worker's pool and the closed-loop clients of
+// the create-to-stages phases.
+const pipelineConcurrency = 4
+
+// pipelineRig is one worker (relay + consumers) on a fresh PostgreSQL
+// schema and an embedded JetStream, and a client's trip store on the same
+// event store value, as in one-process mode.
+type pipelineRig struct {
+	es    *postgres.Store
+	hs    *hopStore
+	nc    *nats.Conn
+	trips *tripstore.Store
+	// tiny is a 3-point route (pacing costs nothing); long the 627 km
+	// fixture.
+	tiny, long pipelinetest.Upload
+}
+
+func startPipeline(b *testing.B) *pipelineRig {
+	ctx := context.Background()
+	es, err := postgres.Open(ctx, pgtest.SchemaURL(b))
+	require.NoError(b, err)
+	b.Cleanup(es.Close)
+	n, err := pipelinetest.StartNATS(b.TempDir(), -1)
+	require.NoError(b, err)
+	b.Cleanup(n.Stop)
+	nc, err := pipelinetest.Connect(n.URL())
+	require.NoError(b, err)
+	b.Cleanup(nc.Close)
+	hs := newHopStore(es)
+	srv, err := workerserver.New(workerserver.Config{Store: hs, NATS: nc, Concurrency: pipelineConcurrency})
+	require.NoError(b, err)
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(rctx) }()
+	b.Cleanup(func() { cancel(); <-done })
+	require.Eventually(b, srv.RelayActive, 30*time.Second, 5*time.Millisecond)
+
+	rig := &pipelineRig{es: es, hs: hs, nc: nc, trips: tripstore.New(hs, nil)}
+	rig.long, err = pipelinetest.LoadUpload(ctx, rig.trips, pipelinetest.LongGPX())
+	require.NoError(b, err)
+	rig.tiny, err = pipelinetest.Store(ctx, rig.trips, "tiny.gpx", 300, "tiny", pipelinetest.Line(60.0, 10.0, 60.02, 10.0, 3), true)
+	require.NoError(b, err)
+	return rig
 }
 
 // createToStages is the time between the trip's creation and its stages,
