@@ -5,13 +5,11 @@ import (
 	"crypto/sha256"
 	"errors"
 	"log/slog"
-	"math"
 	"sync"
 
 	"connectrpc.com/connect"
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
@@ -154,29 +152,23 @@ func (c *core) idempotency(w write) *eventstore.Idempotency {
 	}
 }
 
-// replay asks the store whether idem was already answered, with an append
-// that cannot succeed (expected version MaxInt64): the store checks the key
-// before the version, so a recorded key answers its response (or a
-// mismatch) and an unknown one fails the version check, writing nothing.
-func (c *core) replay(ctx context.Context, w write, idem *eventstore.Idempotency) ([]byte, bool, error) {
-	res, err := c.cfg.Store.Append(ctx, eventstore.AppendRequest{
-		Stream:      tripstore.StreamID(w.tripID),
-		Expected:    eventstore.Exact(math.MaxInt64),
-		Events:      []eventstore.NewEvent{{Payload: &emptypb.Empty{}}},
-		Owner:       w.user,
-		Idempotency: idem,
-	})
+// replay asks the store whether idem was already answered
+// (eventstore.Store.LookupIdempotency): a recorded key answers its first
+// response, or a conflict when the request differs; an unknown or expired
+// key answers nothing, and the write executes (its append records the key,
+// and answers a replay itself if a concurrent first call won meanwhile).
+func (c *core) replay(ctx context.Context, _ write, idem *eventstore.Idempotency) ([]byte, bool, error) {
+	res, err := c.cfg.Store.LookupIdempotency(ctx, idem.Key, idem.RequestHash)
 	switch {
-	case err == nil && res.Replayed:
+	case err == nil:
 		return res.Response, true, nil
 	case errors.Is(err, eventstore.ErrIdempotencyMismatch):
 		return nil, false, &trip.Error{Code: trip.CodeConflict, Reason: "idempotency_key_reused",
 			Message: "this idempotency key was used for a different request"}
-	case err == nil:
-		// Cannot happen (no stream reaches MaxInt64); refuse rather than guess.
-		return nil, false, errors.New("apiserver: replay probe appended")
+	case errors.Is(err, eventstore.ErrNotFound):
+		return nil, false, nil
 	}
-	return nil, false, nil
+	return nil, false, err
 }
 
 // idemKey is the request's key field, else the Idempotency-Key header.
