@@ -51,7 +51,9 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 			l.State, l.StreamVersion, cached = st, v, true
 		}
 	}
-	if c := def.Snapshots; c != nil && !cached {
+	// Snapshots are written when an append crosses a multiple of Every
+	// (maybeSnapshot), so a shorter stream has none: no read for it.
+	if c := def.Snapshots; c != nil && !cached && info.Version >= c.Every {
 		snap, err := store.LoadSnapshot(ctx, id, c.SchemaVersion)
 		switch {
 		case err == nil:
