@@ -11,13 +11,13 @@ type FeedPage struct {
 	Next   Cursor
 	// HeldBack is true when events that have committed are not handed out
 	// yet because a transaction that began writing before them is still
-	// running: PostgreSQL's feed only hands out transactions older than every
-	// transaction still running, so that none can commit behind the cursor
-	// (ARCHITECTURE §4). They become readable the moment that transaction
-	// ends, usually within a millisecond, and nothing may come to wake the
-	// reader then (the blocking transaction may be another process's, or
-	// not an append at all), so a tailing reader should read again soon
-	// instead of waiting for a wake-up or its poll interval.
+	// running: PostgreSQL's feed only hands out transactions older than
+	// every transaction still running, so that none can commit behind the
+	// cursor (package postgres, ReadFeed). They become readable the moment
+	// that transaction ends, usually within a millisecond, and nothing may
+	// come to wake the reader then (the blocking transaction may be another
+	// process's, or not an append at all), so a tailing reader should read
+	// again soon instead of waiting for a wake-up or its poll interval.
 	HeldBack bool
 }
 
