@@ -119,15 +119,36 @@ func BenchmarkHop(b *testing.B) {
 // hopComparison measures the hop one at a time, ours and River's in
 // alternating rounds so that a load swing from other work on the machine
 // falls on both alike, after a warm-up of each, and returns the hop line.
+//
+// The second line is the CPU each side spent per hop: this process (all of
+// it: client, relay, JetStream, worker, River) and the side's own
+// PostgreSQL backends.
 func hopComparison(ctx context.Context, b *testing.B, rig *pipelineRig, river *riverRig) string {
 	_ = rig.hops(ctx, b, 20)
 	_ = river.hops(ctx, b, 20)
-	var ours, theirs []float64
-	for range hopRounds {
-		ours = append(ours, rig.hops(ctx, b, hopsPerRound)...)
-		theirs = append(theirs, river.hops(ctx, b, hopsPerRound)...)
+	var (
+		ours, theirs       []float64
+		oursCPU, theirsCPU [2]time.Duration // process, postgres
+		oursQ, theirsQ     int64            // pool acquires: statements or transactions
+	)
+	timed := func(c cpuClock, acc *[2]time.Duration, queries *int64, f func() []float64) []float64 {
+		r0, q0 := c.read(ctx), c.pool.Stat().AcquireCount()
+		lat := f()
+		q1 := c.pool.Stat().AcquireCount()
+		p, s := c.read(ctx).since(r0)
+		acc[0] += p
+		acc[1] += s
+		*queries += q1 - q0 - 1 // less the first reading's own
+		return lat
 	}
-	return hopLine(ours, theirs)
+	for range hopRounds {
+		ours = append(ours, timed(rig.cpu, &oursCPU, &oursQ, func() []float64 { return rig.hops(ctx, b, hopsPerRound) })...)
+		theirs = append(theirs, timed(river.cpu, &theirsCPU, &theirsQ, func() []float64 { return river.hops(ctx, b, hopsPerRound) })...)
+	}
+	per := func(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
+	return hopLine(ours, theirs) + "\n" + fmt.Sprintf("pipeline hop-cpu us_per_hop process=%.0f postgres=%.0f river_process=%.0f river_postgres=%.0f pool_acquires_per_hop=%.1f river_pool_acquires_per_hop=%.1f",
+		per(oursCPU[0], len(ours)), per(oursCPU[1], len(ours)), per(theirsCPU[0], len(theirs)), per(theirsCPU[1], len(theirs)),
+		float64(oursQ)/float64(len(ours)), float64(theirsQ)/float64(len(theirs)))
 }
 
 // The hop comparison: hopRounds rounds of hopsPerRound sequential hops per
@@ -152,11 +173,14 @@ type pipelineRig struct {
 	// tiny is a 3-point route (pacing costs nothing); long the 627 km
 	// fixture.
 	tiny, long pipelinetest.Upload
+	// cpu reads this process's and the store's backends' CPU.
+	cpu cpuClock
 }
 
 func startPipeline(b *testing.B) *pipelineRig {
 	ctx := context.Background()
-	es, err := postgres.Open(ctx, pgtest.SchemaURL(b))
+	app := "hop_ours_" + uuid.NewString()[:8]
+	es, err := postgres.Open(ctx, withApp(pgtest.SchemaURL(b), app))
 	require.NoError(b, err)
 	b.Cleanup(es.Close)
 	n, err := pipelinetest.StartNATS(b.TempDir(), -1)
@@ -174,7 +198,7 @@ func startPipeline(b *testing.B) *pipelineRig {
 	b.Cleanup(func() { cancel(); <-done })
 	require.Eventually(b, srv.RelayActive, 30*time.Second, 5*time.Millisecond)
 
-	rig := &pipelineRig{es: es, hs: hs, nc: nc, trips: tripstore.New(hs, nil)}
+	rig := &pipelineRig{es: es, hs: hs, nc: nc, trips: tripstore.New(hs, nil), cpu: cpuClock{pool: es.Pool(), app: app}}
 	rig.long, err = pipelinetest.LoadUpload(ctx, rig.trips, pipelinetest.LongGPX())
 	require.NoError(b, err)
 	rig.tiny, err = pipelinetest.Store(ctx, rig.trips, "tiny.gpx", 300, "tiny", pipelinetest.Line(60.0, 10.0, 60.02, 10.0, 3), true)

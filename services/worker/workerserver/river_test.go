@@ -37,6 +37,7 @@ type riverRig struct {
 
 	mu      sync.Mutex
 	waiters map[int64]chan time.Time
+	cpu     cpuClock
 }
 
 // hopArgs is the job: the command it answers.
@@ -108,6 +109,8 @@ func startRiverHop(b *testing.B) *riverRig {
 	require.NoError(b, err)
 	q := u.Query()
 	q.Set("search_path", schema)
+	app := "hop_river_" + hex.EncodeToString(rnd[:4])
+	q.Set("application_name", app) // finds its backends for the CPU figures
 	u.RawQuery = q.Encode()
 	pool, err := pgxpool.New(ctx, u.String())
 	require.NoError(b, err)
@@ -122,7 +125,7 @@ func startRiverHop(b *testing.B) *riverRig {
 		CREATE TABLE hop_result (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, command_id bigint NOT NULL, done_at timestamptz NOT NULL DEFAULT now())`)
 	require.NoError(b, err)
 
-	rig := &riverRig{pool: pool, waiters: map[int64]chan time.Time{}}
+	rig := &riverRig{pool: pool, waiters: map[int64]chan time.Time{}, cpu: cpuClock{pool: pool, app: app}}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &hopWorker{rig: rig})
 	rig.client, err = river.NewClient(driver, &river.Config{

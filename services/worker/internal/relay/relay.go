@@ -170,9 +170,16 @@ func (r *Relay) Run(ctx context.Context) error {
 }
 
 // heldBackRetry is the first wait before reading again when the feed held
-// committed events back; it doubles while they stay held, up to the poll
-// interval (a transaction left open holds the feed until it ends).
-const heldBackRetry = 250 * time.Microsecond
+// committed events back; it doubles while they stay held, up to
+// heldBackMaxRetry (or the poll interval, if shorter): a transaction left
+// open holds the feed until it ends, and the relay then reads at most about
+// 50 times a second (one index probe each) and hands the events on within
+// 20 ms of its end. With the poll interval as the cap, a hop held a while
+// by another process's transaction waited up to 250 ms more after it ended.
+const (
+	heldBackRetry    = 250 * time.Microsecond
+	heldBackMaxRetry = 20 * time.Millisecond
+)
 
 // tail relays batches until ctx ends. Errors are retried: the cursor only
 // moves after acks, so a retry republishes what dedup then drops.
@@ -214,7 +221,7 @@ func (r *Relay) tail(ctx context.Context) {
 		wait := r.cfg.PollInterval
 		if held {
 			wait = min(retry, r.cfg.PollInterval)
-			retry *= 2
+			retry = min(retry*2, heldBackMaxRetry)
 		} else {
 			retry = heldBackRetry
 		}
