@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -64,16 +63,6 @@ func WithChunk(n int) Option {
 	}
 }
 
-// DefaultMaxConns is the pool size Open gives a store whose connection
-// string sets no pool_max_conns. pgxpool's own default, max(4, CPUs), is 4
-// on a 2-CPU pod, where a worker runs 8 jobs, the relay, the reconciler and
-// the geocoder on one store: in the pipeline hop benchmark the hop waited
-// for a free connection 0.1-0.8 ms on average, and its p50 against River's
-// went from 0.38-0.61 to 0.83-1.08 with 16 connections (docs/BENCHMARKS.md,
-// pipeline hop). Three services at 16 stay well inside PostgreSQL's default
-// 100 connections.
-const DefaultMaxConns = 16
-
 // ConfigurePool applies the connection settings the store relies on
 // (idle_in_transaction_session_timeout) to a pool configuration; Open calls
 // it, and callers that build their own pool for New should too.
@@ -95,9 +84,6 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		return nil, fmt.Errorf("eventstore/postgres: parse connection string: %w", err)
 	}
 	ConfigurePool(cfg)
-	if !strings.Contains(connString, "pool_max_conns") {
-		cfg.MaxConns = max(cfg.MaxConns, DefaultMaxConns)
-	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, translate("open", err)

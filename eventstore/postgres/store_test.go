@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -83,22 +82,4 @@ func TestCursorSavesCommitAsynchronouslyAndOnlyThemselves(t *testing.T) {
 	var setting string
 	require.NoError(t, pool.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&setting))
 	require.Equal(t, "on", setting, "the asynchronous commit is the save's own; appends on the same connection stay synchronous")
-}
-
-func TestOpenSizesThePool(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	u := pgtest.SchemaURL(t)
-	s, err := postgres.Open(ctx, u)
-	require.NoError(t, err)
-	t.Cleanup(s.Close)
-	require.EqualValues(t, postgres.DefaultMaxConns, s.Pool().Config().MaxConns, "no pool_max_conns: the store's default")
-	sized := u + " pool_max_conns=3" // a key=value DSN
-	if strings.Contains(u, "://") {
-		sized = u + "&pool_max_conns=3"
-	}
-	small, err := postgres.Open(ctx, sized)
-	require.NoError(t, err)
-	t.Cleanup(small.Close)
-	require.EqualValues(t, 3, small.Pool().Config().MaxConns, "the connection string's own size stands")
 }

@@ -63,7 +63,7 @@ type hopSegments struct {
 	load        float64 // client: the create's load (head row) before its append
 	create      float64 // client: the create's append, commit included
 	wake        float64 // create committed → the relay's feed read that returns it starts
-	emptyReads  float64 // feed reads in between that did not return it (count)
+	emptyReads  float64 // relay feed reads in between that did not return it: other batches, or it was held back (count)
 	feedRead    float64 // that feed read
 	toHandler   float64 // feed read returned → the worker's first call for the trip (publish, ack, delivery, decode)
 	publishAcks float64 // feed read returned → the relay's cursor save starts (publish + every ack), off the critical path
@@ -193,7 +193,7 @@ func BenchmarkHopTrace(b *testing.B) {
 		{"client load (head row) before the create", func(s hopSegments) float64 { return s.load }},
 		{"create append (commit)", func(s hopSegments) float64 { return s.create }},
 		{"commit → relay feed read starts (wake-up)", func(s hopSegments) float64 { return s.wake }},
-		{"  feed reads that missed it (count)", func(s hopSegments) float64 { return s.emptyReads }},
+		{"  relay reads in between (other batches, held back; count)", func(s hopSegments) float64 { return s.emptyReads }},
 		{"relay feed read", func(s hopSegments) float64 { return s.feedRead }},
 		{"feed read → handler's first call (publish, delivery)", func(s hopSegments) float64 { return s.toHandler }},
 		{"  (off path) feed read → cursor save (publish + acks)", func(s hopSegments) float64 { return s.publishAcks }},
