@@ -173,8 +173,8 @@ func (r *Relay) Run(ctx context.Context) error {
 // committed events back; it doubles while they stay held, up to
 // heldBackMaxRetry (or the poll interval, if shorter): a transaction left
 // open holds the feed until it ends, and the relay then reads at most about
-// 50 times a second (one index probe each) and hands the events on within
-// 20 ms of its end. With the poll interval as the cap, a hop held a while
+// 50 times a second (one small feed read each) and hands the events on
+// within 20 ms of its end. With the poll interval as the cap, a hop held a while
 // by another process's transaction waited up to 250 ms more after it ended.
 const (
 	heldBackRetry    = 250 * time.Microsecond
