@@ -112,6 +112,7 @@ gazetteer:
 # dependency of the benchmark only) in alternating rounds; prints:
 # pipeline create-to-stages p50_ms=… p99_ms=… baseline_p50_ms=… ratio=… trips_per_s=…
 # pipeline hop p50_ms=… p99_ms=… river_p50_ms=… ratio=…   (ratio = River p50 / ours)
+# pipeline hop-cross-process p50_ms=… p99_ms=… (…)
 # pipeline hop-cpu us_per_hop process=… postgres=… river_process=… river_postgres=… …
 .PHONY: bench-pipeline
 bench-pipeline:

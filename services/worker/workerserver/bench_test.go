@@ -146,7 +146,9 @@ func hopComparison(ctx context.Context, b *testing.B, rig *pipelineRig, river *r
 		theirs = append(theirs, timed(river.cpu, &theirsCPU, &theirsQ, func() []float64 { return river.hops(ctx, b, hopsPerRound) })...)
 	}
 	per := func(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
-	return hopLine(ours, theirs) + "\n" + fmt.Sprintf("pipeline hop-cpu us_per_hop process=%.0f postgres=%.0f river_process=%.0f river_postgres=%.0f pool_acquires_per_hop=%.1f river_pool_acquires_per_hop=%.1f",
+	cross := rig.crossHops(ctx, b, 60)
+	return hopLine(ours, theirs) + "\n" + fmt.Sprintf("pipeline hop-cross-process p50_ms=%.2f p99_ms=%.2f (client on a store value of its own, as the API in another process)\n",
+		percentile(cross, 50), percentile(cross, 99)) + fmt.Sprintf("pipeline hop-cpu us_per_hop process=%.0f postgres=%.0f river_process=%.0f river_postgres=%.0f pool_acquires_per_hop=%.1f river_pool_acquires_per_hop=%.1f",
 		per(oursCPU[0], len(ours)), per(oursCPU[1], len(ours)), per(theirsCPU[0], len(theirs)), per(theirsCPU[1], len(theirs)),
 		float64(oursQ)/float64(len(ours)), float64(theirsQ)/float64(len(theirs)))
 }
@@ -170,6 +172,9 @@ type pipelineRig struct {
 	hs    *hopStore
 	nc    *nats.Conn
 	trips *tripstore.Store
+	// remote is a client's trip store on a store value of its own (another
+	// pool), as the API's in another process: no in-process wake-up.
+	remote *tripstore.Store
 	// tiny is a 3-point route (pacing costs nothing); long the 627 km
 	// fixture.
 	tiny, long pipelinetest.Upload
@@ -180,7 +185,8 @@ type pipelineRig struct {
 func startPipeline(b *testing.B) *pipelineRig {
 	ctx := context.Background()
 	app := "hop_ours_" + uuid.NewString()[:8]
-	es, err := postgres.Open(ctx, withApp(pgtest.SchemaURL(b), app))
+	url := pgtest.SchemaURL(b)
+	es, err := postgres.Open(ctx, withApp(url, app))
 	require.NoError(b, err)
 	b.Cleanup(es.Close)
 	n, err := pipelinetest.StartNATS(b.TempDir(), -1)
@@ -198,7 +204,11 @@ func startPipeline(b *testing.B) *pipelineRig {
 	b.Cleanup(func() { cancel(); <-done })
 	require.Eventually(b, srv.RelayActive, 30*time.Second, 5*time.Millisecond)
 
-	rig := &pipelineRig{es: es, hs: hs, nc: nc, trips: tripstore.New(hs, nil), cpu: cpuClock{pool: es.Pool(), app: app}}
+	remote, err := postgres.Open(ctx, withApp(url, app))
+	require.NoError(b, err)
+	b.Cleanup(remote.Close)
+	rig := &pipelineRig{es: es, hs: hs, nc: nc, trips: tripstore.New(hs, nil), remote: tripstore.New(remote, nil),
+		cpu: cpuClock{pool: es.Pool(), app: app}}
 	rig.long, err = pipelinetest.LoadUpload(ctx, rig.trips, pipelinetest.LongGPX())
 	require.NoError(b, err)
 	rig.tiny, err = pipelinetest.Store(ctx, rig.trips, "tiny.gpx", 300, "tiny", pipelinetest.Line(60.0, 10.0, 60.02, 10.0, 3), true)

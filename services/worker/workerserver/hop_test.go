@@ -129,6 +129,18 @@ func (r *pipelineRig) hops(ctx context.Context, tb testing.TB, count int) []floa
 	return lat
 }
 
+// crossHops is hops with the client appending through a store value of its
+// own (its own pool), as the API in another process does: the relay is then
+// woken by no in-process commit and learns of the create by polling (or by
+// whatever else reaches it across processes).
+func (r *pipelineRig) crossHops(ctx context.Context, tb testing.TB, count int) []float64 {
+	tb.Helper()
+	saved := r.trips
+	r.trips = r.remote
+	defer func() { r.trips = saved }()
+	return r.hops(ctx, tb, count)
+}
+
 // oneHop creates a trip from the 3-point route (one append, as the API
 // does) and waits until the worker's StagesComputed append returned. The
 // latency is wall time from before the create to the return of the
