@@ -61,7 +61,7 @@ type confirmable struct {
 	act         func(ctx context.Context, version int64, key *string) (confirmOut, error)
 }
 
-// confirmFlow runs the two-step confirmation of MCP.md: without a token,
+// confirmFlow runs the two-step confirmation of MCP §7: without a token,
 // the impact and (where the client can ask its person) a direct question,
 // else a token; with a token, the act — only if the arguments are the ones
 // the token was issued for and the trip is still at the version the impact
