@@ -22,7 +22,7 @@ const confirmationTTL = 10 * time.Minute
 const confirmPurpose = "roadbook-mcp/confirmation/v1"
 
 // guarantee is what a confirmation by token does and does not mean, said in
-// every answer that carries one (ADR-080 §9).
+// every answer that carries one (ADR-080 §9, docs/design/adr/080-mcp-tools.md).
 const guarantee = "A confirmation token guarantees only that this impact was shown in the transcript and that the second call " +
 	"carries exactly the same arguments on the same trip version; it does not mean a person agreed. Ask the person before using it."
 
