@@ -25,7 +25,7 @@ func errorInfoOf(ce *connect.Error) *roadbookv1.ErrorInfo {
 	return nil
 }
 
-// codeName is an ErrorInfo code as MCP.md spells it ("not_found").
+// codeName is an ErrorInfo code as MCP §8 spells it ("not_found").
 func codeName(c roadbookv1.Code) string {
 	return strings.ToLower(strings.TrimPrefix(c.String(), "CODE_"))
 }

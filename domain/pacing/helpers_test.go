@@ -22,7 +22,7 @@ func loadOslo(t testing.TB) []route.Point {
 	defer f.Close()
 	r, err := route.ReadGPX(f)
 	require.NoError(t, err)
-	require.Len(t, r.Points, 17895, "the fixture's trkpt count (fixtures/SOURCES.md)")
+	require.Len(t, r.Points, 17895, "the fixture's trkpt count (testdata/SOURCES.md)")
 	return r.Points
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Code is the machine-readable class of a refusal, from the MCP.md error
-// list, so the API's ErrorInfo and the MCP tool errors carry the same word
+// Code is the machine-readable class of a refusal, from the error list of
+// MCP §8, so the API's ErrorInfo and the MCP tool errors carry the same word
 // without a translation table per command.
 type Code string
 

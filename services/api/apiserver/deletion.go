@@ -17,8 +17,9 @@ import (
 
 // deleteTrip records TripDeleted (so watchers and the relay see it), moves
 // the collection generation, then removes the trip's streams whole, leaving
-// tombstones so the id is never reused; housekeeping collects the route
-// blob no trip references any more.
+// tombstones so the id is never reused; eventstore.Store.Housekeep collects
+// the route blob no trip references any more (nothing schedules it yet,
+// ARCHITECTURE §4).
 //
 // The removal is a second step the store cannot join to the first (an
 // append and a stream deletion are two transactions). When it fails the

@@ -15,7 +15,7 @@ import (
 	"github.com/roadbook/roadbook/services/mcp/internal/tools"
 )
 
-// annotations are MCP.md's table: what each tool's hints must say.
+// annotations are MCP §1's table: what each tool's hints must say.
 var annotations = map[string]struct{ readOnly, destructive, idempotent, openWorld bool }{
 	"list_trips":           {readOnly: true, idempotent: true},
 	"get_trip":             {readOnly: true, idempotent: true},
@@ -46,7 +46,7 @@ func TestToolDefinitions(t *testing.T) {
 				return
 			}
 		}
-	}), names, "exactly the thirteen tools of MCP.md")
+	}), names, "exactly the thirteen tools of MCP §1")
 
 	for _, d := range defs {
 		t.Run(d.Name+" publishes truthful metadata and a closed schema", func(t *testing.T) {

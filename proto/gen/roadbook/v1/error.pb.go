@@ -25,7 +25,7 @@ const (
 
 // Code is the machine reason of an error, shared with the MCP service: the
 // MCP code is the value name without the CODE_ prefix, lowercased
-// (CODE_VERSION_CONFLICT is "version_conflict"), exactly the MCP.md list.
+// (CODE_VERSION_CONFLICT is "version_conflict"), exactly the list of MCP §8.
 type Code int32
 
 const (

@@ -22,7 +22,7 @@ const confirmationTTL = 10 * time.Minute
 const confirmPurpose = "roadbook-mcp/confirmation/v1"
 
 // guarantee is what a confirmation by token does and does not mean, said in
-// every answer that carries one (ADR-080 §9).
+// every answer that carries one (ADR-080 §9, docs/design/adr/080-mcp-tools.md).
 const guarantee = "A confirmation token guarantees only that this impact was shown in the transcript and that the second call " +
 	"carries exactly the same arguments on the same trip version; it does not mean a person agreed. Ask the person before using it."
 
@@ -61,7 +61,7 @@ type confirmable struct {
 	act         func(ctx context.Context, version int64, key *string) (confirmOut, error)
 }
 
-// confirmFlow runs the two-step confirmation of MCP.md: without a token,
+// confirmFlow runs the two-step confirmation of MCP §7: without a token,
 // the impact and (where the client can ask its person) a direct question,
 // else a token; with a token, the act — only if the arguments are the ones
 // the token was issued for and the trip is still at the version the impact

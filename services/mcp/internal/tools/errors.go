@@ -18,7 +18,7 @@ import (
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 )
 
-// The error codes of MCP.md, plus the two the transport needs.
+// The error codes of MCP §8, plus the two the transport needs.
 const (
 	CodeInvalidArgument      = "invalid_argument"
 	CodeNotFound             = "not_found"
@@ -46,7 +46,7 @@ const notFoundMessage = "not found: no such trip or stage for this user"
 // Error is a tool refusal as the agent reads it, the `error` member of the
 // result text.
 type Error struct {
-	// Code is one of the MCP.md codes.
+	// Code is one of the MCP §8 codes.
 	Code string `json:"code"`
 	// Message is written by Roadbook; caller values in it are bounded and
 	// quoted, third-party text never appears.

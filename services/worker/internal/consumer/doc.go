@@ -1,6 +1,7 @@
-// Package consumer runs the workers: one durable pull consumer per job kind
-// (import, stages, analysis) feeding a bounded pool, and the handlers that
-// load the trip, compute, and record the result through tripstore.
+// Package consumer runs the workers: one durable pull consumer on jobs.>
+// (Runner) feeding a bounded pool, each message dispatched by its subject's
+// kind (import, stages, analysis, accommodations, detour) to the handlers
+// that load the trip, compute, and record the result through tripstore.
 //
 // Every handler is idempotent. It reads the trip's current state and does
 // nothing when the computation is no longer requested; result events get ids

@@ -35,7 +35,7 @@ const (
 	HeaderRetryAfter = "Roadbook-Retry-After"
 )
 
-// MCP error codes a geocoding reply can carry (MCP.md).
+// MCP error codes a geocoding reply can carry (MCP §8).
 const (
 	CodeRateLimited     = "rate_limited"
 	CodeUnavailable     = "unavailable"
