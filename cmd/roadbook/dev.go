@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/eventstore/sqlite"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
 

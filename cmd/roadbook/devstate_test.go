@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/auth"
 )
 
 func TestDevSecrets(t *testing.T) {

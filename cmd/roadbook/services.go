@@ -11,9 +11,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
 

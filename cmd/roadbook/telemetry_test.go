@@ -24,13 +24,13 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/auth"
 )
 
 // runToken is `roadbook token`: a dev token for any user of a dev instance,

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/auth"
 )
 
 // mcpActor is the `act.sub` the MCP service states in its service

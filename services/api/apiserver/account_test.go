@@ -15,7 +15,7 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 func TestAccountService(t *testing.T) {

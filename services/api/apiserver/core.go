@@ -13,11 +13,11 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
-	"github.com/roadbook/roadbook/services/api/auth"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // core is what every service shares: the config, the trip store, the rate

@@ -12,7 +12,7 @@ import (
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // deleteTrip records TripDeleted (so watchers and the relay see it), moves

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
@@ -28,8 +29,7 @@ import (
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // harness is one API on a fresh PostgreSQL schema and an embedded NATS

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/domain/route"
-	"github.com/roadbook/roadbook/services/api/auth"
 	"github.com/roadbook/roadbook/services/api/profile"
 )
 

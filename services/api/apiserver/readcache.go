@@ -8,7 +8,7 @@ import (
 
 	"github.com/roadbook/roadbook/domain/trip"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // digestCache keeps the last GetTrip answer of each trip, keyed by the

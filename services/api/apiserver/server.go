@@ -15,9 +15,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
-	"github.com/roadbook/roadbook/services/api/auth"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // Server is the API: an http.Handler for every route, and the http.Server

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
@@ -21,8 +22,7 @@ import (
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // browserAPI is the share page tests' own server: the API on pgtest and an

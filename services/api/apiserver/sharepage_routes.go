@@ -3,7 +3,7 @@ package apiserver
 import (
 	"net/http"
 
-	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/auth"
 )
 
 // browserRoutes registers what browsers fetch directly rather than through

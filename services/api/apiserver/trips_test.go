@@ -18,7 +18,7 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // generousLimits lifts the per-user limits for tests that create many trips.

@@ -15,7 +15,7 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // watchService implements roadbookv1connect.WatchServiceHandler. Wake-ups

@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/auth"
 )
 
 // ServiceIssuer mints the service credential the MCP service calls the API

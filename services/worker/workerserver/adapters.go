@@ -12,12 +12,12 @@ import (
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/fetch"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // routeFetcher adapts fetch.Fetcher to the consumers' RouteFetcher and

@@ -19,9 +19,9 @@ import (
 	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // BenchmarkPipeline is `make bench-pipeline`: 200 trips from the 627 km

@@ -15,13 +15,13 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // pacedTripWithWaypoint is a ~50 km trip with its stages recorded and one

@@ -13,9 +13,9 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // env is one worker against a fresh schema and an embedded NATS.

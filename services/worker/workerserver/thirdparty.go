@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/roadbook/roadbook/domain/alert"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/fetch"
 	"github.com/roadbook/roadbook/services/worker/internal/gazetteer"
@@ -19,6 +18,7 @@ import (
 	"github.com/roadbook/roadbook/services/worker/internal/geocode/nominatim"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // Geocoders Config.Geocoder accepts.

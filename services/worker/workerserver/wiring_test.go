@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 const testUA = "Roadbook-test/1 (tests@roadbook.example)"

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // Availability words of RecordAccommodationsFound.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // ErrNoRoute is matched by a DetourRouter's answer when the routing engine

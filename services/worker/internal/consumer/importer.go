@@ -7,8 +7,8 @@ import (
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // errNoFetcher: this worker was built without route fetchers.

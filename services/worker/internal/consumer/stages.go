@@ -9,8 +9,8 @@ import (
 	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // computeStages paces the trip's route for the key its stages must be for

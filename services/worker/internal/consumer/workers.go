@@ -10,8 +10,8 @@ import (
 
 	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // Workers holds what the handlers need. Its zero value is not usable; build

@@ -7,7 +7,7 @@ import (
 
 	"github.com/roadbook/roadbook/eventstore"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // For is THE table mapping committed events to work (ARCHITECTURE §2):

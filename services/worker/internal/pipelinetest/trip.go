@@ -11,7 +11,7 @@ import (
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // LongGPX is the path of the 627 km BRouter track Oslo–Trondheim in

@@ -14,9 +14,9 @@ import (
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // DefaultReader is the reconciler's cursor: the low watermark of the

@@ -11,10 +11,10 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 func TestRelay(t *testing.T) {

@@ -16,11 +16,11 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 func TestRelayTelemetry(t *testing.T) {
