@@ -10,6 +10,7 @@ require (
 	github.com/nats-io/nats-server/v2 v2.15.3
 	github.com/nats-io/nats.go v1.55.0
 	github.com/roadbook/roadbook/eventstore v0.0.0
+	github.com/roadbook/roadbook/testkit v0.0.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -31,11 +32,19 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
 replace github.com/roadbook/roadbook/eventstore => ../eventstore
+
+replace github.com/roadbook/roadbook/testkit => ../testkit
+
+replace github.com/roadbook/roadbook/tripstore => ../tripstore
+
+replace github.com/roadbook/roadbook/domain => ../domain
+
+replace github.com/roadbook/roadbook/proto => ../proto

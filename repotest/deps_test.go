@@ -29,7 +29,7 @@ var layers = map[string]int{
 	"auth":            2, // who calls: tokens, scopes, the principal
 	"tripstore":       2, // trips over the event store
 	"testkit":         3, // NATS, PostgreSQL schemas, fixtures for every test
-	"evidence":        3, // reliability runs against separate processes
+	"evidence":        4, // reliability runs against separate processes (the binary, built)
 	"services/api":    4,
 	"services/worker": 4,
 	"services/mcp":    4,

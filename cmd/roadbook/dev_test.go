@@ -18,7 +18,7 @@ var stageRow = regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+\d+\.\d\s+\d+\s+\d+\s+.+ 
 func TestDevEndToEnd(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
-	gpx := filepath.Join("testdata", "long_brouter_oslo-trondheim_fastbike.gpx")
+	gpx := osloGPX(t)
 	devArgs := []string{"dev", "--data-dir", dir, "--api-addr", "127.0.0.1:0", "--mcp-addr", "127.0.0.1:0"}
 
 	outer := t

@@ -16,6 +16,8 @@ require (
 	github.com/roadbook/roadbook/services/api v0.0.0
 	github.com/roadbook/roadbook/services/mcp v0.0.0
 	github.com/roadbook/roadbook/services/worker v0.0.0
+	github.com/roadbook/roadbook/testkit v0.0.0
+	github.com/roadbook/roadbook/testkit/stack v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0

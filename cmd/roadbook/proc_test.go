@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
 // binDir holds the roadbook binary the process tests build once.
@@ -162,4 +164,13 @@ func waitDevJSON(t *testing.T, p *process, dir string) devInfo {
 			t.Fatalf("no dev.json after 60 s\nstdout:\n%s\nstderr:\n%s", p.stdout.String(), p.stderr.String())
 		}
 	}
+}
+
+// osloGPX writes the 627 km Oslo–Trondheim fixture (testkit/fixtures) to a
+// file of the test, for the CLI's --gpx.
+func osloGPX(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "long_brouter_oslo-trondheim_fastbike.gpx")
+	require.NoError(t, os.WriteFile(path, fixtures.Read(t, fixtures.OsloTrondheim), 0o644))
+	return path
 }

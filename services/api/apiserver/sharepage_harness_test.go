@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +16,11 @@ import (
 	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
-	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/testkit/fixtures"
 	"github.com/roadbook/roadbook/tripstore"
 )
 
@@ -54,13 +53,8 @@ func newBrowserAPI(t *testing.T, configure func(*apiserver.Config)) *browserAPI 
 // embedded NATS, and the issuer its verifier trusts.
 func browserConfig(t *testing.T) (apiserver.Config, *auth.HS256Issuer) {
 	t.Helper()
-	ctx := context.Background()
-	store, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-	require.NoError(t, err)
-	require.NoError(t, store.Migrate(ctx))
-	t.Cleanup(store.Close)
-
-	_, nc := embeddedNATS(t)
+	store := testkit.Store(t)
+	_, nc := testkit.NATS(t)
 
 	iss, err := auth.NewHS256Issuer("dev", []byte(strings.Repeat("s", 32)), "roadbook-dev")
 	require.NoError(t, err)
@@ -110,8 +104,7 @@ func (h *browserAPI) plannedTrip(t *testing.T, user, title string, days int, sha
 		start := trip.MustDate("2031-06-02")
 		settings.StartDate, settings.EndDate = new(start.String()), new(start.AddDays(days-1).String())
 	}
-	gpx, err := os.ReadFile("testdata/long_brouter_oslo-trondheim_fastbike.gpx")
-	require.NoError(t, err)
+	gpx := fixtures.Read(t, fixtures.OsloTrondheim)
 	created, err := trips.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{
 		Filename: "oslo.gpx", ContentType: "application/gpx+xml", Content: gpx, Title: title, Settings: settings}))
 	require.NoError(t, err)

@@ -13,14 +13,13 @@ import (
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
-	"github.com/roadbook/roadbook/eventstore/postgres"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
+	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/tripstore"
 )
 
@@ -54,9 +53,7 @@ func TestDetourOutage(t *testing.T) {
 	t.Run("a routing engine that is down is retried, and when its deliveries run out the estimate stays", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		es, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-		require.NoError(t, err)
-		t.Cleanup(es.Close)
+		es := testkit.Store(t)
 		trips := tripstore.New(es, nil)
 		id, wid := pacedTripWithWaypoint(t, trips)
 		before, err := trips.Load(ctx, tripstore.System(), id)

@@ -18,6 +18,7 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/tripstore"
 )
 
@@ -278,7 +279,7 @@ func TestWiring(t *testing.T) {
 	t.Run("an unknown geocoder is refused naming it", func(t *testing.T) {
 		t.Parallel()
 		e := start(t, nil)
-		nc, err := pipelinetest.Connect(e.nats.URL())
+		nc, err := testkit.Connect(e.nats.URL())
 		require.NoError(t, err)
 		t.Cleanup(nc.Close)
 		_, err = workerserver.New(workerserver.Config{Store: e.store, NATS: nc, Geocoder: "google"})

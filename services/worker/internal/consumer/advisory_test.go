@@ -14,8 +14,8 @@ import (
 
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
-	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // failures records RecordFailure calls.
@@ -45,7 +45,7 @@ func TestMaxDeliveriesAdvisory(t *testing.T) {
 	t.Run("a job whose last delivery was never answered is failed and deleted", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		n, err := pipelinetest.StartNATS(t.TempDir(), -1)
+		n, err := testkit.StartNATS(t.TempDir(), -1)
 		require.NoError(t, err)
 		t.Cleanup(n.Stop)
 		nc, err := nats.Connect(n.URL())

@@ -22,6 +22,7 @@ import (
 	"github.com/roadbook/roadbook/services/worker/internal/gazetteer"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode/nominatim/nominatimtest"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // startWorkers builds ./testworker and runs n of them against one NATS.
@@ -69,10 +70,10 @@ func TestApplicationWideLimit(t *testing.T) {
 		t.Skip("runs three processes for over a minute")
 	}
 	t.Parallel()
-	s := startNATS(t)
+	s, _ := testkit.NATS(t)
 	fake := nominatimtest.New(gazetteerReverse(t))
 	defer fake.Close()
-	startWorkers(t, 3, s.ClientURL(), fake.URL, "-breaker-open", "2s", "-label-retry", "1s")
+	startWorkers(t, 3, s.URL(), fake.URL, "-breaker-open", "2s", "-label-retry", "1s")
 	nc := connect(t, s)
 
 	window := 60 * time.Second

@@ -12,11 +12,12 @@ import (
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/services/worker/internal/gazetteer"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 func startResponder(t *testing.T, g geocode.Geocoder) *nats.Conn {
 	t.Helper()
-	s := startNATS(t)
+	s, _ := testkit.NATS(t)
 	r, err := geocode.NewResponder(connect(t, s), g, geocode.ResponderOptions{})
 	require.NoError(t, err)
 	require.NoError(t, r.Start(context.Background()))
