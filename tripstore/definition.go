@@ -31,9 +31,9 @@ type SummaryData struct {
 	SourceKind string  `json:"sourceKind"`
 	Shared     bool    `json:"shared"`
 	Version    int64   `json:"version"`
-	// Phase is computing, failed, draft or ready: the list's status, which
+	// Phase is the list's status (computing, failed, draft or ready), which
 	// the typed status column (draft/ready) cannot tell alone.
-	Phase string `json:"phase,omitempty"`
+	Phase trip.Phase `json:"phase,omitempty"`
 	// ElevationKnown says whether AscentM means anything.
 	ElevationKnown bool `json:"elevationKnown,omitempty"`
 	// Deleted marks the row of a trip whose TripDeleted is recorded but whose
@@ -49,7 +49,7 @@ func summary(s trip.State) *eventstore.Summary {
 		SourceKind: sourceKind(s),
 		Shared:     s.Share.Active(),
 		Version:    s.Version,
-		Phase:      Phase(s),
+		Phase:      s.Phase(),
 		Deleted:    s.Deleted,
 	}
 	if s.Route != nil {
@@ -75,16 +75,4 @@ func sourceKind(s trip.State) string {
 		return string(s.Source.Kind)
 	}
 	return "upload"
-}
-
-// Phase is a trip's list status: failed when its route or stages failed,
-// computing while either is pending, else draft or ready.
-func Phase(s trip.State) string {
-	switch {
-	case s.RouteImport.Status == trip.ComputationFailed, s.StagesProgress.Status == trip.ComputationFailed && len(s.Stages) == 0:
-		return "failed"
-	case s.RouteImport.Status == trip.ComputationRequested, s.StagesProgress.Status == trip.ComputationRequested:
-		return "computing"
-	}
-	return string(s.Status())
 }

@@ -239,20 +239,41 @@ var severityName = map[eventsv1.Severity]string{
 	eventsv1.Severity_SEVERITY_NUDGE:    "nudge",
 }
 
-// familyName is the rule family in lower case ("geometry", "weather"...).
-func familyName(f eventsv1.RuleFamily) string {
-	n := f.String()
-	const prefix = "RULE_FAMILY_"
-	if len(n) > len(prefix) {
-		n = n[len(prefix):]
-	}
-	b := []byte(n)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+// familyPB is the events' spelling of every rule family.
+var familyPB = map[Family]eventsv1.RuleFamily{
+	FamilyGeometry: eventsv1.RuleFamily_RULE_FAMILY_GEOMETRY, FamilyDaylight: eventsv1.RuleFamily_RULE_FAMILY_DAYLIGHT,
+	FamilyPacing: eventsv1.RuleFamily_RULE_FAMILY_PACING, FamilyCalendar: eventsv1.RuleFamily_RULE_FAMILY_CALENDAR,
+	FamilyTraffic: eventsv1.RuleFamily_RULE_FAMILY_TRAFFIC, FamilySurface: eventsv1.RuleFamily_RULE_FAMILY_SURFACE,
+	FamilyResupply: eventsv1.RuleFamily_RULE_FAMILY_RESUPPLY, FamilyServices: eventsv1.RuleFamily_RULE_FAMILY_SERVICES,
+	FamilyCrossings: eventsv1.RuleFamily_RULE_FAMILY_CROSSINGS, FamilyCulture: eventsv1.RuleFamily_RULE_FAMILY_CULTURE,
+	FamilyWeather: eventsv1.RuleFamily_RULE_FAMILY_WEATHER,
+}
+
+// familyFrom reads a recorded rule family ("" for none or an unknown one).
+func familyFrom(pb eventsv1.RuleFamily) Family {
+	for f, v := range familyPB {
+		if v == pb {
+			return f
 		}
 	}
-	return string(b)
+	return ""
+}
+
+// availabilityPB is the events' spelling of every availability.
+var availabilityPB = map[Availability]eventsv1.ProviderAvailability{
+	Available:     eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_AVAILABLE,
+	NotConfigured: eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_NOT_CONFIGURED,
+	Unavailable:   eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
+}
+
+// availabilityFrom reads a recorded availability ("" for none).
+func availabilityFrom(pb eventsv1.ProviderAvailability) Availability {
+	for a, v := range availabilityPB {
+		if v == pb {
+			return a
+		}
+	}
+	return ""
 }
 
 func alertFrom(pb *eventsv1.Alert) Alert {
@@ -260,7 +281,7 @@ func alertFrom(pb *eventsv1.Alert) Alert {
 		Code:     pb.GetCode(),
 		Severity: severityName[pb.GetSeverity()],
 		Message:  pb.GetMessage(),
-		Family:   familyName(pb.GetFamily()),
+		Family:   familyFrom(pb.GetFamily()),
 	}
 	if pb.GetLocation() != nil {
 		p := pointFrom(pb.GetLocation())

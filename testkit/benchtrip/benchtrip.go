@@ -65,7 +65,7 @@ func Create(ctx context.Context, ts *tripstore.Store, raw []byte, user string, s
 	for _, a := range l.State.Analyses {
 		var done []trip.StageAnalysis
 		for _, s := range a.Stages {
-			done = append(done, trip.StageAnalysis{Stage: s, Families: map[string]string{"geometry": "available"}})
+			done = append(done, trip.StageAnalysis{Stage: s, Families: map[trip.Family]trip.Availability{"geometry": "available"}})
 		}
 		if _, err := ts.Execute(ctx, tripstore.System(), id, trip.RecordAnalysis{AnalysisID: a.ID, Stages: done, Final: true}, tripstore.Options{}); err != nil {
 			return "", err

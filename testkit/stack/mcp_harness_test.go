@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/roadbook/roadbook/auth"
-	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/services/mcp/mcpserver"
@@ -162,23 +161,9 @@ func (h *harness) recordStages(t *testing.T, id string) {
 	require.NoError(t, err)
 	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
 	require.NoError(t, err)
-	st := l.State.Settings
-	ps := pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
-		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour}
-	if !st.StartDate.IsZero() {
-		ps.StartDate, _ = time.Parse("2006-01-02", st.StartDate.String())
-	}
-	if !st.EndDate.IsZero() {
-		ps.EndDate, _ = time.Parse("2006-01-02", st.EndDate.String())
-	}
-	plan, err := pacing.Plan(pts, ps)
+	stages, over, err := trip.PlanStages(pts, *l.State.Route, l.State.Settings)
 	require.NoError(t, err)
-	var stages []trip.Stage
-	for _, p := range plan.Stages {
-		stages = append(stages, trip.Stage{RestDay: p.RestDay, Start: p.Start, End: p.End, Geometry: p.Geometry,
-			DistanceM: p.DistanceM, AscentM: p.AscentM, DescentM: p.DescentM, Origin: trip.OriginPaced})
-	}
-	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages}, tripstore.Options{})
+	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages, OverCapacityDays: over}, tripstore.Options{})
 	require.NoError(t, err)
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/auth"
-	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
@@ -223,16 +222,9 @@ func (h *harness) recordStages(t *testing.T, id string) {
 	require.NoError(t, err)
 	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
 	require.NoError(t, err)
-	st := l.State.Settings
-	plan, err := pacing.Plan(pts, pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
-		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour})
+	stages, over, err := trip.PlanStages(pts, *l.State.Route, l.State.Settings)
 	require.NoError(t, err)
-	var stages []trip.Stage
-	for _, ps := range plan.Stages {
-		stages = append(stages, trip.Stage{RestDay: ps.RestDay, Start: ps.Start, End: ps.End, Geometry: ps.Geometry,
-			DistanceM: ps.DistanceM, AscentM: ps.AscentM, DescentM: ps.DescentM, Origin: trip.OriginPaced})
-	}
-	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages},
+	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages, OverCapacityDays: over},
 		tripstore.Options{})
 	require.NoError(t, err)
 }
@@ -295,7 +287,7 @@ func (h *harness) finishAnalyses(t *testing.T, id string) {
 		}
 		var stages []trip.StageAnalysis
 		for _, ref := range a.Stages {
-			stages = append(stages, trip.StageAnalysis{Stage: ref, Families: map[string]string{"geometry": "available"}})
+			stages = append(stages, trip.StageAnalysis{Stage: ref, Families: map[trip.Family]trip.Availability{"geometry": "available"}})
 		}
 		_, err := h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordAnalysis{AnalysisID: a.ID, Stages: stages, Final: true}, tripstore.Options{})
 		require.NoError(t, err)

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/auth"
-	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
@@ -114,23 +113,9 @@ func (h *browserAPI) plannedTrip(t *testing.T, user, title string, days int, sha
 	require.NoError(t, err)
 	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
 	require.NoError(t, err)
-	st := l.State.Settings
-	ps := pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
-		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour}
-	if !st.StartDate.IsZero() {
-		ps.StartDate, err = time.Parse(time.DateOnly, st.StartDate.String())
-		require.NoError(t, err)
-		ps.EndDate, err = time.Parse(time.DateOnly, st.EndDate.String())
-		require.NoError(t, err)
-	}
-	plan, err := pacing.Plan(pts, ps)
+	stages, over, err := trip.PlanStages(pts, *l.State.Route, l.State.Settings)
 	require.NoError(t, err)
-	var stages []trip.Stage
-	for _, p := range plan.Stages {
-		stages = append(stages, trip.Stage{RestDay: p.RestDay, Start: p.Start, End: p.End, Geometry: p.Geometry,
-			DistanceM: p.DistanceM, AscentM: p.AscentM, DescentM: p.DescentM, Origin: trip.OriginPaced})
-	}
-	res, err := h.trips.Execute(ctx, tripstore.System(), id, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages},
+	res, err := h.trips.Execute(ctx, tripstore.System(), id, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages, OverCapacityDays: over},
 		tripstore.Options{})
 	require.NoError(t, err)
 	out := sharedTrip{id: id.String(), state: res.State}

@@ -34,7 +34,7 @@ func pacedTripWithWaypoint(t *testing.T, trips *tripstore.Store) (uuid.UUID, str
 	require.NoError(t, err)
 	l, err := trips.Load(ctx, tripstore.System(), id)
 	require.NoError(t, err)
-	stages, over, err := consumer.Plan(up.Points, *l.State.Route, l.State.Settings)
+	stages, over, err := trip.PlanStages(up.Points, *l.State.Route, l.State.Settings)
 	require.NoError(t, err)
 	_, err = trips.Execute(ctx, tripstore.System(), id, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages, OverCapacityDays: over}, tripstore.Options{})
 	require.NoError(t, err)

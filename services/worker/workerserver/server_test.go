@@ -95,9 +95,9 @@ func TestPipeline(t *testing.T) {
 			total += s.DistanceM
 			require.True(t, s.Analyzed, "stage %d was analysed", s.Index)
 			require.LessOrEqual(t, s.DistanceM, 80_000.0+1, "stage %d within the cap", s.Index)
-			require.Equal(t, "available", s.Families["geometry"])
-			require.Equal(t, "not_configured", s.Families["weather"], "no weather provider: said so, not silent")
-			require.Equal(t, "not_configured", s.Families["resupply"])
+			require.Equal(t, trip.Available, s.Families["geometry"])
+			require.Equal(t, trip.NotConfigured, s.Families["weather"], "no weather provider: said so, not silent")
+			require.Equal(t, trip.NotConfigured, s.Families["resupply"])
 			for _, a := range s.Alerts {
 				if a.Family == "geometry" {
 					geometryAlerts++

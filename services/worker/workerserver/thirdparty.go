@@ -153,7 +153,7 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		// stage evaluates them all, so they are available, unavailable or
 		// not_configured together.
 		tp.providers = append(tp.providers, familyProvider{
-			a: &provider.Analyzer{Overpass: o, SkipAccommodations: true}, family: alert.FamilyOSM, events: provider.OSMFamilies()})
+			a: &provider.Analyzer{Overpass: o, SkipAccommodations: true}, source: alert.FamilyOSM})
 		tp.finder = accommodationFinder{o}
 	}
 	if cfg.OpenMeteoURL != "" {
@@ -165,7 +165,7 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		if err != nil {
 			return tp, err
 		}
-		tp.providers = append(tp.providers, familyProvider{a: &provider.Analyzer{Weather: w}, family: alert.FamilyWeather, events: []string{"weather"}})
+		tp.providers = append(tp.providers, familyProvider{a: &provider.Analyzer{Weather: w}, source: alert.FamilyWeather})
 	}
 	if cfg.OSRMURL != "" {
 		c, err := client("osrm", cfg.OSRMURL)

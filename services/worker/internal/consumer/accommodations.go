@@ -10,13 +10,6 @@ import (
 	"github.com/roadbook/roadbook/tripstore"
 )
 
-// Availability words of RecordAccommodationsFound.
-const (
-	accAvailable     = "available"
-	accNotConfigured = "not_configured"
-	accUnavailable   = "unavailable"
-)
-
 // searchAccommodations runs one AccommodationsRequested: the finder's
 // shortlists for the requested stages (all riding stages when none were
 // named), recorded with AccommodationsFound. Without a finder the search is
@@ -35,7 +28,7 @@ func (w *Workers) searchAccommodations(ctx context.Context, j job.Job, progress 
 	if len(stages) == 0 {
 		return nil // nothing left to search for
 	}
-	cmd := trip.RecordAccommodationsFound{RadiusM: radius, Availability: accNotConfigured}
+	cmd := trip.RecordAccommodationsFound{RadiusM: radius, Availability: trip.NotConfigured}
 	var found map[string][]trip.Accommodation
 	if w.finder != nil {
 		found, err = w.finder.FindAccommodations(ctx, l.State, stages, radius)
@@ -45,7 +38,7 @@ func (w *Workers) searchAccommodations(ctx context.Context, j job.Job, progress 
 			}
 			return err
 		}
-		cmd.Availability = accAvailable
+		cmd.Availability = trip.Available
 	}
 	progress()
 	for _, s := range stages {
@@ -81,7 +74,7 @@ func (w *Workers) accommodationsFailed(ctx context.Context, j job.Job, cause err
 	if err != nil {
 		return err
 	}
-	cmd := trip.RecordAccommodationsFound{RadiusM: radius, Availability: accUnavailable}
+	cmd := trip.RecordAccommodationsFound{RadiusM: radius, Availability: trip.Unavailable}
 	for _, s := range requestedStages(l.State, indexes) {
 		cmd.Stages = append(cmd.Stages, trip.FoundAccommodations{Stage: trip.StageRef{Index: s.Index, ContentHash: s.ContentHash}})
 	}

@@ -46,7 +46,8 @@ type Decision struct {
 //   - the trip is gone (deleted, or an analysis it no longer knows) → ack:
 //     there is nothing left to record on;
 //   - an unreadable job → drop (Term);
-//   - a permanent error → fail now;
+//   - a permanent error (a refusal of the domain's, a route that cannot be
+//     paced) → fail now;
 //   - anything else is transient → NakWithDelay with a growing delay, and on
 //     the last of maxDeliver deliveries → fail (retryable).
 func Decide(err error, delivered uint64, maxDeliver int) Decision {
@@ -58,7 +59,7 @@ func Decide(err error, delivered uint64, maxDeliver int) Decision {
 		return Decision{Action: Ack}
 	case errors.Is(err, job.ErrInvalidJob):
 		return Decision{Action: Drop}
-	case errors.Is(err, ErrPermanent), errors.Is(err, trip.ErrInvalidArgument):
+	case errors.Is(err, ErrPermanent), errors.Is(err, trip.ErrInvalidArgument), errors.Is(err, trip.ErrCannotPlan):
 		return Decision{Action: Fail}
 	case errors.As(err, &imp) && !imp.Retryable():
 		return Decision{Action: Fail}

@@ -59,7 +59,7 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 			return nil, fmt.Errorf("consumer: WorkersConfig.Providers[%d] is nil or covers no rule family", i)
 		}
 		for _, f := range p.Families() {
-			if !providerFamily[f] {
+			if !f.Provided() {
 				return nil, fmt.Errorf("consumer: WorkersConfig.Providers[%d] covers %q, not a data-provider rule family", i, f)
 			}
 		}

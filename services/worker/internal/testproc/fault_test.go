@@ -187,7 +187,7 @@ func TestFaults(t *testing.T) {
 		l, err := f.trips.Load(context.Background(), tripstore.System(), id)
 		require.NoError(t, err)
 		for _, s := range l.State.Stages {
-			require.Equal(t, "available", s.Families["weather"], "the provider's family ran on the redelivery")
+			require.Equal(t, trip.Available, s.Families["weather"], "the provider's family ran on the redelivery")
 		}
 	})
 

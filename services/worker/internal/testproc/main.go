@@ -76,7 +76,7 @@ func run() error {
 // stdout, then takes its time.
 type slowProvider struct{ d time.Duration }
 
-func (slowProvider) Families() []string { return []string{"weather"} }
+func (slowProvider) Families() []trip.Family { return []trip.Family{trip.FamilyWeather} }
 
 func (p slowProvider) Analyze(ctx context.Context, t trip.State, _ []trip.Stage) (workerserver.ProviderResult, error) {
 	fmt.Printf("PROVIDER %s\n", t.ID)
