@@ -169,7 +169,7 @@ func TestAnalysis(t *testing.T) {
 			name:  "an unavailable family keeps its reason, cut to the event's limit",
 			given: base, when: RecordAnalysis{AnalysisID: auto.ID, Stages: []StageAnalysis{{Stage: results[0].Stage,
 				Families: map[Family]Availability{"geometry": "available", "weather": "unavailable", "traffic": "unavailable"},
-				Reasons: map[Family]string{"weather": "the trip has no dates to forecast", "traffic": strings.Repeat("é", 150)}}}},
+				Reasons:  map[Family]string{"weather": "the trip has no dates to forecast", "traffic": strings.Repeat("é", 150)}}}},
 			thenTypes: []string{"AnalysisPartCompleted"},
 			then: func(t *testing.T, _ []Event, _, after State) {
 				require.Equal(t, map[Family]Availability{"geometry": "available", "weather": "unavailable", "traffic": "unavailable"}, after.Stages[0].Families)

@@ -31,7 +31,7 @@ func TestGetStageSaysWhyAFamilyIsUnavailable(t *testing.T) {
 	for _, ref := range a.Stages {
 		stages = append(stages, trip.StageAnalysis{Stage: ref,
 			Families: map[trip.Family]trip.Availability{"geometry": "available", "weather": "unavailable", "traffic": "unavailable"},
-			Reasons: map[trip.Family]string{"weather": "the trip has no dates to forecast", "traffic": "overpass: circuit breaker open"}})
+			Reasons:  map[trip.Family]string{"weather": "the trip has no dates to forecast", "traffic": "overpass: circuit breaker open"}})
 	}
 	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordAnalysis{AnalysisID: a.ID, Stages: stages, Final: true}, tripstore.Options{})
 	require.NoError(t, err)
