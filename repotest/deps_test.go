@@ -28,14 +28,15 @@ var layers = map[string]int{
 	"deploy":          1, // manifests and their checks
 	"auth":            2, // who calls: tokens, scopes, the principal
 	"tripstore":       2, // trips over the event store
-	"testkit":         3, // NATS, PostgreSQL schemas, fixtures for every test
-	"evidence":        4, // reliability runs against separate processes (the binary, built)
-	"services/api":    4,
-	"services/worker": 4,
-	"services/mcp":    4,
-	"testkit/stack":   5, // the whole stack in one process, and its tests
-	"cmd/roadbook":    6, // the binary
-	"repotest":        6, // this module
+	"planner":         3, // the use cases, over the domain and the trip store
+	"testkit":         4, // NATS, PostgreSQL schemas, fixtures for every test
+	"services/api":    5,
+	"services/worker": 5,
+	"services/mcp":    5,
+	"evidence":        5, // reliability runs against separate processes (the binary, built)
+	"testkit/stack":   6, // the whole stack in one process, and its tests
+	"cmd/roadbook":    7, // the binary
+	"repotest":        7, // this module
 }
 
 // services are the modules that must not depend on one another, in

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
 	"github.com/roadbook/roadbook/eventstore"
 )
 

@@ -90,3 +90,27 @@ func TestPlanStages(t *testing.T) {
 		require.False(t, errors.Is(err, pacing.ErrEmptyRoute))
 	})
 }
+
+func TestMeasureRoute(t *testing.T) {
+	t.Parallel()
+	pts := osloRoute(t)
+	t.Run("a route with elevations is measured with its climbing and a capped title", func(t *testing.T) {
+		t.Parallel()
+		long := ""
+		for range MaxTitleChars + 10 {
+			long += "é"
+		}
+		info := MeasureRoute(&route.Route{Points: pts, ElevationKnown: true, Title: long})
+		require.Equal(t, len(pts), info.PointCount)
+		require.InDelta(t, 627000, info.DistanceM, 5000)
+		require.Positive(t, info.AscentM)
+		require.Equal(t, MaxTitleChars, len([]rune(info.Title)))
+	})
+	t.Run("a route without elevations records no climbing", func(t *testing.T) {
+		t.Parallel()
+		info := MeasureRoute(&route.Route{Points: pts[:100], Title: "Oslo"})
+		require.False(t, info.ElevationKnown)
+		require.Zero(t, info.AscentM)
+		require.Equal(t, "Oslo", info.Title)
+	})
+}

@@ -11,12 +11,12 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/muktihari/fit v0.26.1
-	github.com/nats-io/nats-server/v2 v2.15.3
 	github.com/nats-io/nats.go v1.55.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/roadbook/roadbook/auth v0.0.0
 	github.com/roadbook/roadbook/domain v0.0.0
 	github.com/roadbook/roadbook/eventstore v0.0.0
+	github.com/roadbook/roadbook/planner v0.0.0
 	github.com/roadbook/roadbook/proto v0.0.0
 	github.com/roadbook/roadbook/testkit v0.0.0
 	github.com/roadbook/roadbook/tripstore v0.0.0
@@ -47,6 +47,7 @@ require (
 	github.com/mitchellh/mapstructure v1.5.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/nats-io/jwt/v2 v2.8.3 // indirect
+	github.com/nats-io/nats-server/v2 v2.15.3 // indirect
 	github.com/nats-io/nkeys v0.4.17 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/paulmach/orb v0.12.0 // indirect
@@ -85,3 +86,5 @@ replace github.com/roadbook/roadbook/auth => ../../auth
 replace github.com/roadbook/roadbook/tripstore => ../../tripstore
 
 replace github.com/roadbook/roadbook/testkit => ../../testkit
+
+replace github.com/roadbook/roadbook/planner => ../../planner

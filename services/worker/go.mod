@@ -8,8 +8,9 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/roadbook/roadbook/domain v0.0.0
 	github.com/roadbook/roadbook/eventstore v0.0.0
+	github.com/roadbook/roadbook/planner v0.0.0
 	github.com/roadbook/roadbook/proto v0.0.0
-	github.com/roadbook/roadbook/testkit v0.0.0-00010101000000-000000000000
+	github.com/roadbook/roadbook/testkit v0.0.0
 	github.com/roadbook/roadbook/tripstore v0.0.0
 	github.com/sony/gobreaker/v2 v2.4.0
 	github.com/stretchr/testify v1.12.1
@@ -23,11 +24,13 @@ require (
 
 require (
 	buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go v1.36.12-20260825204119-511051f7f437.2 // indirect
+	connectrpc.com/connect v1.21.1 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.9.0-default-no-op // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
@@ -37,6 +40,7 @@ require (
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/minio/highwayhash v1.0.4 // indirect
 	github.com/mitchellh/mapstructure v1.5.0 // indirect
+	github.com/muktihari/fit v0.26.1 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/nats-io/jwt/v2 v2.8.3 // indirect
 	github.com/nats-io/nats-server/v2 v2.15.3 // indirect
@@ -48,6 +52,7 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/ringsaturn/tzf v1.0.2 // indirect
 	github.com/ringsaturn/tzf-rel-lite v0.0.2025-b2 // indirect
+	github.com/roadbook/roadbook/auth v0.0.0 // indirect
 	github.com/tidwall/geoindex v1.7.0 // indirect
 	github.com/tidwall/geojson v1.4.5 // indirect
 	github.com/tidwall/rtree v1.10.0 // indirect
@@ -73,3 +78,5 @@ replace github.com/roadbook/roadbook/auth => ../../auth
 replace github.com/roadbook/roadbook/tripstore => ../../tripstore
 
 replace github.com/roadbook/roadbook/testkit => ../../testkit
+
+replace github.com/roadbook/roadbook/planner => ../../planner

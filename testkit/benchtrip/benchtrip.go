@@ -1,18 +1,17 @@
 // Package benchtrip builds the trip the read benchmarks measure (bench-api and
-// bench-mcp): the Oslo–Trondheim fixture uploaded through the trip store, a
-// given number of stages recorded the way the stages worker records its
-// result, and the analysis they start completed. Both benchmarks read the
+// bench-mcp): the Oslo–Trondheim fixture uploaded the way the API does
+// (planner.CreateFromUpload), a given number of stages recorded the way the
+// stages worker records its result, and the analysis they start completed. Both benchmarks read the
 // same stream, so their figures compare.
 package benchtrip
 
 import (
-	"bytes"
 	"context"
 
-	"github.com/google/uuid"
-
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/planner"
 	"github.com/roadbook/roadbook/tripstore"
 )
 
@@ -20,20 +19,17 @@ import (
 // benchmarks) as user's trip, records stageCount stages of equal point count
 // and completes their analysis; it returns the trip id.
 func Create(ctx context.Context, ts *tripstore.Store, raw []byte, user string, stageCount int) (string, error) {
-	r, err := route.ReadGPX(bytes.NewReader(raw))
+	plan, err := planner.New(planner.Config{Trips: ts})
 	if err != nil {
 		return "", err
 	}
-	hash, err := ts.PutRoute(ctx, r.Points)
+	created, err := plan.CreateFromUpload(auth.WithPrincipal(ctx, auth.Principal{UserID: user}), planner.Write{},
+		planner.CreateFromUpload{Filename: "oslo.gpx", Content: raw, Title: "Oslo – Trondheim"})
 	if err != nil {
 		return "", err
 	}
-	ref, _ := tripstore.HashBytes(hash)
-	gain, loss := route.Elevation(r.Points)
-	id := uuid.New()
-	_, err = ts.Execute(ctx, tripstore.User(user), id, trip.Create{Title: "Oslo – Trondheim", Upload: &trip.CreateUpload{
-		Filename: "oslo.gpx", SizeBytes: int64(len(raw)), Route: trip.RouteInfo{Hash: hash, PointCount: len(r.Points),
-			DistanceM: route.Length(r.Points), ElevationKnown: true, AscentM: gain, DescentM: loss}}}, tripstore.Options{BlobRefs: [][]byte{ref}})
+	id := created.Trip
+	r, err := ts.Route(ctx, created.After.Route.Hash)
 	if err != nil {
 		return "", err
 	}
@@ -41,7 +37,7 @@ func Create(ctx context.Context, ts *tripstore.Store, raw []byte, user string, s
 	if err != nil {
 		return "", err
 	}
-	pts := r.Points
+	pts := r
 	per := (len(pts) - 1) / stageCount
 	var stages []trip.Stage
 	for i := range stageCount {

@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/roadbook/roadbook/auth"
-	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/services/mcp/mcpserver"
 	"github.com/roadbook/roadbook/testkit"
@@ -150,21 +149,12 @@ func args(t *testing.T, m map[string]any) string {
 	return string(b)
 }
 
-// recordStages paces the trip's route and records the result exactly as the
-// stages worker does (tripstore, system actor): the API and the store are
-// real, only the worker's trigger is the test.
+// recordStages records the trip's stages with the stages worker's own use
+// case (testkit.ComputeStages): the API and the store are real, only the
+// worker's trigger is the test.
 func (h *harness) recordStages(t *testing.T, id string) {
 	t.Helper()
-	ctx := context.Background()
-	tid := uuid.MustParse(id)
-	l, err := h.trips.Load(ctx, tripstore.System(), tid)
-	require.NoError(t, err)
-	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
-	require.NoError(t, err)
-	stages, over, err := trip.PlanStages(pts, *l.State.Route, l.State.Settings)
-	require.NoError(t, err)
-	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages, OverCapacityDays: over}, tripstore.Options{})
-	require.NoError(t, err)
+	testkit.ComputeStages(t, h.trips, uuid.MustParse(id))
 }
 
 // streams counts user's trip streams in the store.

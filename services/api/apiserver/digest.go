@@ -21,8 +21,8 @@ type view struct {
 	baseURL string
 }
 
-func (c *core) view() view {
-	return view{today: trip.DateOf(c.cfg.Clock()), baseURL: c.cfg.PublicBaseURL}
+func (s *shared) view() view {
+	return view{today: trip.DateOf(s.cfg.Clock()), baseURL: s.cfg.PublicBaseURL}
 }
 
 // digest is GetTrip's answer for s; info (may be nil) adds the times.

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -15,26 +14,9 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/eventstore/aggregate"
+	"github.com/roadbook/roadbook/planner"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 )
-
-// invalidError is a request the API refuses before the domain sees it,
-// naming the field (protovalidate path) or the line of an upload.
-type invalidError struct {
-	Field   string
-	Message string
-}
-
-func (e *invalidError) Error() string { return e.Field + ": " + e.Message }
-
-// rateLimitedError is a refused call over a per-user or per-address limit.
-type rateLimitedError struct {
-	RetryAfter time.Duration
-}
-
-func (e *rateLimitedError) Error() string {
-	return fmt.Sprintf("too many calls; retry in %s", e.RetryAfter.Round(time.Second))
-}
 
 // unavailableError is a dependency that cannot answer now (geocoder circuit
 // open, worker not answering).
@@ -62,8 +44,8 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 	var (
 		ce   *connect.Error
 		te   *trip.Error
-		ie   *invalidError
-		rl   *rateLimitedError
+		ie   *planner.InvalidError
+		rl   *planner.RateLimitedError
 		ue   *unavailableError
 		re   *route.ReadError
 		ee   *eventstore.InvalidError
@@ -74,6 +56,8 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 	switch {
 	case errors.As(err, &ce):
 		return ce
+	case errors.Is(err, planner.ErrUnauthenticated):
+		return connect.NewError(connect.CodeUnauthenticated, errors.New("no authenticated user"))
 	case errors.As(err, &te):
 		code, msg = tripCode(te), te.Message
 		info.Code = codePB(te.Code)

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/roadbook/roadbook/planner"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 )
@@ -17,7 +18,7 @@ import (
 // geocodingService implements roadbookv1connect.GeocodingServiceHandler by
 // asking the worker's geocoder over NATS request-reply (subjects
 // roadbook.geocode.search / roadbook.geocode.reverse, binary protobuf).
-type geocodingService struct{ *core }
+type geocodingService struct{ *shared }
 
 var _ roadbookv1connect.GeocodingServiceHandler = (*geocodingService)(nil)
 
@@ -30,7 +31,7 @@ const (
 // geocode sends in and decodes the reply into out. The call is refused when
 // the caller's geocode window is full; it counts only when the worker says
 // it was a cache miss (header Roadbook-Cache: miss, or no such header).
-func (c *core) geocode(ctx context.Context, user, subject string, in, out proto.Message) error {
+func (c *shared) geocode(ctx context.Context, user, subject string, in, out proto.Message) error {
 	if err := c.limits.peek(ctx, "geocode", user, c.cfg.RateLimits.Geocode); err != nil {
 		return err
 	}
@@ -52,9 +53,9 @@ func (c *core) geocode(ctx context.Context, user, subject string, in, out proto.
 		d := time.Duration(max(retry, 1)) * time.Second
 		switch code {
 		case "rate_limited":
-			return &rateLimitedError{RetryAfter: d}
+			return &planner.RateLimitedError{RetryAfter: d}
 		case "invalid_argument":
-			return &invalidError{Field: "query", Message: "the geocoder refused the query"}
+			return &planner.InvalidError{Field: "query", Message: "the geocoder refused the query"}
 		default:
 			return &unavailableError{Message: "the geocoder is unavailable; retry later", RetryAfter: d}
 		}
@@ -66,9 +67,9 @@ func (c *core) geocode(ctx context.Context, user, subject string, in, out proto.
 }
 
 func (s *geocodingService) SearchPlaces(ctx context.Context, req *connect.Request[roadbookv1.SearchPlacesRequest]) (*connect.Response[roadbookv1.SearchPlacesResponse], error) {
-	user, err := s.user(ctx)
+	user, err := planner.Caller(ctx)
 	if err != nil {
-		return nil, err
+		return nil, s.fail(ctx, err)
 	}
 	in := proto.Clone(req.Msg).(*roadbookv1.SearchPlacesRequest)
 	if in.Limit == 0 {
@@ -82,9 +83,9 @@ func (s *geocodingService) SearchPlaces(ctx context.Context, req *connect.Reques
 }
 
 func (s *geocodingService) ReversePlace(ctx context.Context, req *connect.Request[roadbookv1.ReversePlaceRequest]) (*connect.Response[roadbookv1.ReversePlaceResponse], error) {
-	user, err := s.user(ctx)
+	user, err := planner.Caller(ctx)
 	if err != nil {
-		return nil, err
+		return nil, s.fail(ctx, err)
 	}
 	out := &roadbookv1.ReversePlaceResponse{}
 	if err := s.geocode(ctx, user, subjectReverse, req.Msg, out); err != nil {

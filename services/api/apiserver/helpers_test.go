@@ -212,21 +212,11 @@ func errorInfo(t *testing.T, err error) *roadbookv1.ErrorInfo {
 	return nil
 }
 
-// recordStages paces the trip's route and records the result the way the
-// stages worker does: tripstore with the system actor.
+// recordStages records the trip's stages with the stages worker's own use
+// case (testkit.ComputeStages).
 func (h *harness) recordStages(t *testing.T, id string) {
 	t.Helper()
-	ctx := context.Background()
-	tid := uuid.MustParse(id)
-	l, err := h.trips.Load(ctx, tripstore.System(), tid)
-	require.NoError(t, err)
-	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
-	require.NoError(t, err)
-	stages, over, err := trip.PlanStages(pts, *l.State.Route, l.State.Settings)
-	require.NoError(t, err)
-	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages, OverCapacityDays: over},
-		tripstore.Options{})
-	require.NoError(t, err)
+	testkit.ComputeStages(t, h.trips, uuid.MustParse(id))
 }
 
 // uploadWith uploads the 627 km Oslo–Trondheim fixture with settings.

@@ -5,7 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/roadbook/roadbook/auth"
+	"github.com/google/uuid"
+
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/services/api/profile"
 )
@@ -14,14 +15,13 @@ import (
 // elevation profile, the share page's drawing) behind auth.Middleware with
 // trips:read. ?day=n (1-based) draws one day instead of the whole trip.
 // Another user's trip answers exactly like a missing one.
-func (c *core) serveTripProfile(w http.ResponseWriter, r *http.Request) {
-	p, _ := auth.FromContext(r.Context())
+func (c *shared) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := tripID(id); err != nil {
+	if _, err := uuid.Parse(id); err != nil {
 		httpPlain(w, http.StatusBadRequest, "trip id: must be a UUID")
 		return
 	}
-	l, err := c.load(r.Context(), p.UserID, id)
+	l, err := c.planner.Trip(r.Context(), id)
 	if err != nil {
 		if isNotFound(err) {
 			httpPlain(w, http.StatusNotFound, notFoundMessage)
@@ -40,7 +40,7 @@ func (c *core) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 			httpPlain(w, http.StatusBadRequest, "day: must be a day number from 1 to "+strconv.Itoa(len(s.Stages)))
 			return
 		}
-		if pts, err = c.stagePoints(r.Context(), s.Stages[day-1]); err != nil {
+		if pts, err = c.planner.StagePoints(r.Context(), s.Stages[day-1]); err != nil {
 			c.log.ErrorContext(r.Context(), "profile failed", "error", err, "trip_id", id)
 			httpPlain(w, http.StatusInternalServerError, "internal error")
 			return
@@ -56,7 +56,7 @@ func (c *core) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 				opts.Marks = append(opts.Marks, along)
 				opts.MarkLabels = append(opts.MarkLabels, strconv.Itoa(st.Index+1))
 			}
-			sp, err := c.stagePoints(r.Context(), st)
+			sp, err := c.planner.StagePoints(r.Context(), st)
 			if err != nil {
 				c.log.ErrorContext(r.Context(), "profile failed", "error", err, "trip_id", id)
 				httpPlain(w, http.StatusInternalServerError, "internal error")
@@ -64,7 +64,7 @@ func (c *core) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 			}
 			along += route.Length(sp)
 		}
-		if pts, err = c.routeLine(r.Context(), s); err != nil {
+		if pts, err = c.planner.RouteLine(r.Context(), s); err != nil {
 			c.log.ErrorContext(r.Context(), "profile failed", "error", err, "trip_id", id)
 			httpPlain(w, http.StatusInternalServerError, "internal error")
 			return

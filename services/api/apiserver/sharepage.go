@@ -11,6 +11,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/planner"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 )
 
@@ -26,7 +27,7 @@ import (
 // source link).
 
 // serveShare answers /s/{file}: the page, or the whole trip as a file.
-func (c *core) serveShare(w http.ResponseWriter, r *http.Request) {
+func (c *shared) serveShare(w http.ResponseWriter, r *http.Request) {
 	code, ext := splitExt(r.PathValue("file"))
 	format, ok := shareFormats[ext]
 	if !ok || !validShareCode(code) {
@@ -57,7 +58,7 @@ func (c *core) serveShare(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveShareStage answers /s/{code}/stages/{file}: one day as a file.
-func (c *core) serveShareStage(w http.ResponseWriter, r *http.Request) {
+func (c *shared) serveShareStage(w http.ResponseWriter, r *http.Request) {
 	code := r.PathValue("code")
 	n, ext := splitExt(r.PathValue("file"))
 	format, ok := shareFormats[ext]
@@ -80,8 +81,8 @@ func (c *core) serveShareStage(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveSharedFile renders an export through the public RPCs' code path.
-func (c *core) serveSharedFile(w http.ResponseWriter, r *http.Request, s trip.State, format roadbookv1.ExportFormat, stage *uint32) {
-	f, err := c.render(r.Context(), s, format, stage, true)
+func (c *shared) serveSharedFile(w http.ResponseWriter, r *http.Request, s trip.State, format roadbookv1.ExportFormat, stage *uint32) {
+	f, err := c.export(r.Context(), s, format, stage, true)
 	if err != nil {
 		c.pageError(w, r, err)
 		return
@@ -94,12 +95,8 @@ func (c *core) serveSharedFile(w http.ResponseWriter, r *http.Request, s trip.St
 
 // publicState is sharedTrip after the per-address limit the public RPCs
 // apply (one shared counter: a page view counts like an RPC).
-func (c *core) publicState(r *http.Request, code string) (trip.State, error) {
-	addr := c.clientAddr(connect.Peer{Addr: r.RemoteAddr}, r.Header)
-	if err := c.limits.allow(r.Context(), "public", addr, c.cfg.RateLimits.Public); err != nil {
-		return trip.State{}, err
-	}
-	return c.sharedTrip(r.Context(), code)
+func (c *shared) publicState(r *http.Request, code string) (trip.State, error) {
+	return c.planner.SharedTrip(r.Context(), code, c.clientAddr(connect.Peer{Addr: r.RemoteAddr}, r.Header))
 }
 
 // shareFormats maps a URL's extension to the export format (none: the page).
@@ -154,11 +151,11 @@ func pageHeaders(w http.ResponseWriter, contentType, cache string) {
 // plain page, identical for every not-found (unknown, revoked, malformed,
 // no such day, nothing to export yet), 429 with Retry-After over the limit,
 // 500 (logged) otherwise.
-func (c *core) pageError(w http.ResponseWriter, r *http.Request, err error) {
+func (c *shared) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		te *trip.Error
-		rl *rateLimitedError
-		ie *invalidError
+		rl *planner.RateLimitedError
+		ie *planner.InvalidError
 	)
 	status, heading, msg := http.StatusInternalServerError, "Something went wrong", "Please try again in a moment."
 	switch {

@@ -85,7 +85,7 @@ func withToken(tok string) connect.ClientOption {
 
 // sharedTrip is a trip a user built from the 627 km Oslo → Trondheim
 // fixture: uploaded through the API, its stages recorded the way the
-// stages worker does (domain/pacing, tripstore.System()), shared.
+// stages worker does (testkit.ComputeStages), shared.
 type sharedTrip struct {
 	id, code string
 	state    trip.State
@@ -109,19 +109,11 @@ func (h *browserAPI) plannedTrip(t *testing.T, user, title string, days int, sha
 	require.NoError(t, err)
 
 	id := uuid.MustParse(created.Msg.TripId)
-	l, err := h.trips.Load(ctx, tripstore.System(), id)
-	require.NoError(t, err)
-	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
-	require.NoError(t, err)
-	stages, over, err := trip.PlanStages(pts, *l.State.Route, l.State.Settings)
-	require.NoError(t, err)
-	res, err := h.trips.Execute(ctx, tripstore.System(), id, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages, OverCapacityDays: over},
-		tripstore.Options{})
-	require.NoError(t, err)
-	out := sharedTrip{id: id.String(), state: res.State}
+	state := testkit.ComputeStages(t, h.trips, id)
+	out := sharedTrip{id: id.String(), state: state}
 	if share {
 		shares := roadbookv1connect.NewShareServiceClient(h.http, h.url, withToken(tok))
-		sh, err := shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: out.id, Version: res.State.Version}))
+		sh, err := shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: out.id, Version: state.Version}))
 		require.NoError(t, err)
 		out.code = sh.Msg.Share.Code
 	}

@@ -10,7 +10,7 @@ import (
 // Connect — the share page with its downloads, and the owners' profile SVG —
 // and returns the whole API wrapped in the CORS policy of cfg.CORS, so
 // browser frontends on other origins can call the Connect services.
-func (c *core) browserRoutes(mux *http.ServeMux) (http.Handler, error) {
+func (c *shared) browserRoutes(mux *http.ServeMux) (http.Handler, error) {
 	policy, err := newCORS(c.cfg.CORS)
 	if err != nil {
 		return nil, err

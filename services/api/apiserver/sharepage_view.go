@@ -59,7 +59,7 @@ type pageStay struct{ Name, Kind, Price string }
 // sharePageView builds the page of a shared trip. Every SVG is computed
 // here from the stored stage geometry; the template marks them safe, so
 // the SVG builders escape the only text they carry (titles).
-func (c *core) sharePageView(ctx context.Context, code string, s trip.State) (*sharePage, error) {
+func (c *shared) sharePageView(ctx context.Context, code string, s trip.State) (*sharePage, error) {
 	p := &sharePage{Title: s.Title, Days: len(s.Stages), GPX: "/s/" + code + ".gpx", FIT: "/s/" + code + ".fit"}
 	if p.Title == "" {
 		p.Title = "Untitled trip"
@@ -104,7 +104,7 @@ func (c *core) sharePageView(ctx context.Context, code string, s trip.State) (*s
 			p.Stages = append(p.Stages, d)
 			continue
 		}
-		pts, err := c.stagePoints(ctx, st)
+		pts, err := c.planner.StagePoints(ctx, st)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +134,7 @@ func (c *core) sharePageView(ctx context.Context, code string, s trip.State) (*s
 	if len(line) == 0 && s.Route != nil {
 		// Before the stages exist the page still shows the route.
 		var err error
-		if line, err = c.routeLine(ctx, s); err != nil {
+		if line, err = c.planner.RouteLine(ctx, s); err != nil {
 			return nil, err
 		}
 	}

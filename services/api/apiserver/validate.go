@@ -9,6 +9,8 @@ import (
 	"buf.build/go/protovalidate"
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/roadbook/roadbook/planner"
 )
 
 // validator runs protovalidate on every request before a handler sees it,
@@ -48,7 +50,7 @@ func (v *validator) check(ctx context.Context, msg any) error {
 	for _, vi := range verr.Violations {
 		msgs = append(msgs, vi.String())
 	}
-	return connectError(ctx, v.log, &invalidError{Field: field, Message: strings.Join(msgs, "; ")})
+	return connectError(ctx, v.log, &planner.InvalidError{Field: field, Message: strings.Join(msgs, "; ")})
 }
 
 // WrapUnary implements connect.Interceptor.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/planner"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/tripstore"
 )
@@ -18,6 +19,7 @@ import (
 // it with NewWorkers.
 type Workers struct {
 	trips     *tripstore.Store
+	planner   *planner.Planner
 	fetcher   RouteFetcher
 	labeler   Labeler
 	providers []Provider
@@ -64,7 +66,11 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 			}
 		}
 	}
-	w := &Workers{trips: cfg.Trips, fetcher: cfg.Fetcher, labeler: cfg.Labeler, providers: cfg.Providers, finder: cfg.Accommodations, router: cfg.Detours, logger: cfg.Logger, zones: cfg.Zones}
+	plan, err := planner.New(planner.Config{Trips: cfg.Trips, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	w := &Workers{trips: cfg.Trips, planner: plan, fetcher: cfg.Fetcher, labeler: cfg.Labeler, providers: cfg.Providers, finder: cfg.Accommodations, router: cfg.Detours, logger: cfg.Logger, zones: cfg.Zones}
 	if w.logger == nil {
 		w.logger = slog.New(slog.DiscardHandler)
 	}

@@ -30,16 +30,15 @@ func LoadUpload(ctx context.Context, trips *tripstore.Store, gpx []byte) (Upload
 	return Store(ctx, trips, "upload.gpx", int64(len(gpx)), r.Title, r.Points, r.ElevationKnown)
 }
 
-// Store puts points in the blob store and measures them.
+// Store puts points in the blob store and measures them (trip.MeasureRoute,
+// as the upload does).
 func Store(ctx context.Context, trips *tripstore.Store, filename string, size int64, title string, pts []route.Point, eleKnown bool) (Upload, error) {
 	hash, err := trips.PutRoute(ctx, pts)
 	if err != nil {
 		return Upload{}, err
 	}
-	info := trip.RouteInfo{Hash: hash, PointCount: len(pts), DistanceM: route.Length(pts), ElevationKnown: eleKnown, Title: title}
-	if eleKnown {
-		info.AscentM, info.DescentM = route.Elevation(pts)
-	}
+	info := trip.MeasureRoute(&route.Route{Points: pts, ElevationKnown: eleKnown, Title: title})
+	info.Hash = hash
 	return Upload{Filename: filename, Size: size, Info: info, Points: pts}, nil
 }
 

@@ -1,4 +1,4 @@
-package apiserver
+package tripstore
 
 import (
 	"context"
@@ -46,10 +46,10 @@ const epochShift = 40
 
 // collection is the user's live collection stream and its generation (0
 // before any change).
-func (c *core) collection(ctx context.Context, user string) (eventstore.StreamID, int64, error) {
+func (s *Store) collection(ctx context.Context, user string) (eventstore.StreamID, int64, error) {
 	for epoch := range int64(maxEpochs) {
 		id := collectionStream(user, epoch)
-		info, err := c.cfg.Store.Stream(ctx, id)
+		info, err := s.events.Stream(ctx, id)
 		switch {
 		case errors.Is(err, eventstore.ErrStreamDeleted):
 			continue
@@ -60,27 +60,28 @@ func (c *core) collection(ctx context.Context, user string) (eventstore.StreamID
 		}
 		return id, epoch<<epochShift | info.Version, nil
 	}
-	return "", 0, errors.New("apiserver: no collection epoch left")
+	return "", 0, errors.New("tripstore: no collection epoch left")
 }
 
-// generation is the caller's collection generation.
-func (c *core) generation(ctx context.Context, user string) (int64, error) {
-	_, g, err := c.collection(ctx, user)
+// Generation is the user's collection generation: it moves whenever a trip
+// joins or leaves the collection, so a list page can tell it is stale.
+func (s *Store) Generation(ctx context.Context, user string) (int64, error) {
+	_, g, err := s.collection(ctx, user)
 	return g, err
 }
 
-// bumpGeneration records that trip id joined or left user's collection.
-// It runs after the trip's own append succeeded, in the same request: a
-// listing read between the two carries the old generation with the new set,
-// which only makes the next page answer stale_cursor (a spurious restart,
-// never a page mixing two sets). A failure is retried, then logged: the
-// trip write stands and must not be reported as failed.
-func (c *core) bumpGeneration(ctx context.Context, user string, id uuid.UUID, change eventsv1.CollectionChange) {
+// recordCollectionChange records that trip id joined or left user's
+// collection. Execute runs it after the trip's own append succeeded, in the
+// same request: a listing read between the two carries the old generation
+// with the new set, which only makes the next page answer stale_cursor (a
+// spurious restart, never a page mixing two sets). A failure is retried,
+// then logged: the trip write stands and must not be reported as failed.
+func (s *Store) recordCollectionChange(ctx context.Context, user string, id uuid.UUID, change eventsv1.CollectionChange) {
 	var err error
 	for range 3 {
 		var stream eventstore.StreamID
-		if stream, _, err = c.collection(ctx, user); err == nil {
-			_, err = c.cfg.Store.Append(ctx, eventstore.AppendRequest{
+		if stream, _, err = s.collection(ctx, user); err == nil {
+			_, err = s.events.Append(ctx, eventstore.AppendRequest{
 				Stream:   stream,
 				Expected: eventstore.Any(),
 				Owner:    user,
@@ -92,6 +93,17 @@ func (c *core) bumpGeneration(ctx context.Context, user string, id uuid.UUID, ch
 		}
 	}
 	if err != nil {
-		c.log.ErrorContext(ctx, "collection generation not recorded", "trip_id", id.String(), "error", err)
+		s.log.ErrorContext(ctx, "collection generation not recorded", "trip_id", id.String(), "error", err)
 	}
+}
+
+// DeleteCollection removes the user's collection stream (its events name
+// the deleted trips). Its tombstone moves a returning user to the next
+// epoch, whose generations are all higher.
+func (s *Store) DeleteCollection(ctx context.Context, user string) error {
+	stream, gen, err := s.collection(ctx, user)
+	if err != nil || gen&(1<<epochShift-1) == 0 {
+		return err // no live stream in this epoch
+	}
+	return s.events.DeleteStream(ctx, stream)
 }
