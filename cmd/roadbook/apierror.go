@@ -2,10 +2,10 @@ package main
 
 import (
 	"errors"
-	"strings"
 
 	"connectrpc.com/connect"
 
+	"github.com/roadbook/roadbook/proto/errorcode"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 )
 
@@ -26,6 +26,4 @@ func errorInfoOf(ce *connect.Error) *roadbookv1.ErrorInfo {
 }
 
 // codeName is an ErrorInfo code as MCP.md spells it ("not_found").
-func codeName(c roadbookv1.Code) string {
-	return strings.ToLower(strings.TrimPrefix(c.String(), "CODE_"))
-}
+func codeName(c roadbookv1.Code) string { return errorcode.Word(c) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -59,9 +58,10 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 	case errors.Is(err, planner.ErrUnauthenticated):
 		return connect.NewError(connect.CodeUnauthenticated, errors.New("no authenticated user"))
 	case errors.As(err, &te):
-		code, msg = tripCode(te), te.Message
-		info.Code = codePB(te.Code)
-		info.Field = te.Field
+		tw := twin(te.Code)
+		code, msg = tw.connect, te.Message
+		info.Code = tw.info
+		info.Field = requestField(ctx, te.Field)
 		switch te.Code {
 		case trip.CodeNotFound:
 			if te.Reason == "" {
@@ -78,7 +78,7 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 		}
 	case errors.As(err, &ie):
 		code, msg = connect.CodeInvalidArgument, ie.Message
-		info.Code, info.Field = roadbookv1.Code_CODE_INVALID_ARGUMENT, ie.Field
+		info.Code, info.Field = roadbookv1.Code_CODE_INVALID_ARGUMENT, requestField(ctx, ie.Field)
 		if ie.Field != "" {
 			msg = ie.Field + ": " + ie.Message
 		}
@@ -125,29 +125,4 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 		}
 	}
 	return out
-}
-
-// tripCode is the Connect code of a domain refusal.
-func tripCode(e *trip.Error) connect.Code {
-	switch e.Code {
-	case trip.CodeInvalidArgument:
-		return connect.CodeInvalidArgument
-	case trip.CodeNotFound:
-		return connect.CodeNotFound
-	case trip.CodeVersionConflict:
-		return connect.CodeAborted
-	case trip.CodePreconditionFailed, trip.CodeLocked:
-		return connect.CodeFailedPrecondition
-	case trip.CodeConflict, trip.CodeAlreadyRunning:
-		return connect.CodeAlreadyExists
-	}
-	return connect.CodeInternal
-}
-
-// codePB is the ErrorInfo code of a domain code (CODE_ + upper case).
-func codePB(c trip.Code) roadbookv1.Code {
-	if v, ok := roadbookv1.Code_value["CODE_"+strings.ToUpper(string(c))]; ok {
-		return roadbookv1.Code(v)
-	}
-	return roadbookv1.Code_CODE_UNSPECIFIED
 }

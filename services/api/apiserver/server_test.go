@@ -121,7 +121,7 @@ func TestAPI(t *testing.T) {
 		_, err = c.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: uuid.NewString(), Version: 1,
 			Settings: &roadbookv1.TripSettingsInput{MaxDistancePerDayKm: new(float64(500))}}))
 		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
-		require.Equal(t, "settings.max_distance_per_day_km", errorInfo(t, err).Field)
+		require.Equal(t, "settings.maxDistancePerDayKm", errorInfo(t, err).Field)
 		page, err := h.store.ListStreams(ctx, eventstore.ListQuery{Owner: "bob-hostile", Limit: 10})
 		require.NoError(t, err)
 		require.Empty(t, page.Streams)

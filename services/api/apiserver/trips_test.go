@@ -133,7 +133,7 @@ func TestTripService(t *testing.T) {
 		for _, b := range bad {
 			_, err := b.who.trips.ListTrips(ctx, connect.NewRequest(b.req))
 			require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
-			require.Equal(t, "page_token", errorInfo(t, err).Field)
+			require.Equal(t, "pageToken", errorInfo(t, err).Field)
 		}
 	})
 

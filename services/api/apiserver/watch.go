@@ -67,7 +67,7 @@ func readResume(tok string) (int64, error) {
 			}
 		}
 	}
-	return 0, &planner.InvalidError{Field: "resume_token", Message: "is not a token from this stream"}
+	return 0, &planner.InvalidError{Field: "resumeToken", Message: "is not a token from this stream"}
 }
 
 func (s *watchService) WatchTrip(ctx context.Context, req *connect.Request[roadbookv1.WatchTripRequest], stream *connect.ServerStream[roadbookv1.WatchTripResponse]) error {

@@ -75,7 +75,7 @@ func TestDetourOutage(t *testing.T) {
 		w, err := consumer.NewWorkers(consumer.WorkersConfig{Trips: trips, Detours: detourRouter{o}})
 		require.NoError(t, err)
 
-		j := job.Job{TripID: id, Kind: job.KindDetour, RequestEventID: uuid.New(), ComputedFor: wid}
+		j := job.New(id, uuid.New(), job.DetourFor{WaypointIDs: []string{wid}})
 		var last error
 		for delivery := uint64(1); delivery <= stream.MaxDeliver; delivery++ {
 			last = w.Handle(ctx, j, func() {})

@@ -244,8 +244,8 @@ func updateTripSettings() Tool {
 			confirmSchema(s)
 			idempotencySchema(s)
 		},
-		fields: map[string]string{"settings.average_speed_km_per_h": "settings.averageSpeedKmh", "settings.enabled_accommodation_types": "settings.accommodationTypes",
-			"settings.enabled_accommodation_types.types": "settings.accommodationTypes"},
+		fields: map[string]string{"settings.averageSpeedKmPerH": "settings.averageSpeedKmh", "settings.enabledAccommodationTypes": "settings.accommodationTypes",
+			"settings.enabledAccommodationTypes.types": "settings.accommodationTypes"},
 	}, func(ctx context.Context, c *call, in updateTripSettingsIn) (confirmOut, error) {
 		req := func(version int64, validate bool, key *string) *roadbookv1.UpdateTripSettingsRequest {
 			return &roadbookv1.UpdateTripSettingsRequest{TripId: in.TripID, Version: version, Settings: in.Settings.pb(), Title: in.Title, ValidateOnly: validate, IdempotencyKey: key}

@@ -233,7 +233,6 @@ func getStage() Tool {
 			tripIDSchema(s)
 			indexSchema(s, "stageIndex", "0-based day index, as get_trip lists them")
 		},
-		fields: map[string]string{"stage_index": "stageIndex"},
 	}, func(ctx context.Context, c *call, in getStageIn) (StageOut, error) {
 		resp, err := c.env.API.Trips.GetStage(ctx, connect.NewRequest(&roadbookv1.GetStageRequest{TripId: in.TripID, StageIndex: uint32(in.StageIndex)}))
 		if err != nil {

@@ -64,7 +64,7 @@ func TestMaxDeliveriesAdvisory(t *testing.T) {
 		require.NoError(t, adv.Start(ctx))
 		t.Cleanup(func() { _ = adv.Stop() })
 
-		j := job.Job{TripID: uuid.New(), Kind: job.KindAnalysis, RequestEventID: uuid.New(), ComputedFor: uuid.NewString()}
+		j := job.New(uuid.New(), uuid.New(), job.AnalysisFor{AnalysisID: uuid.NewString()})
 		data, err := j.Encode()
 		require.NoError(t, err)
 		_, err = js.Publish(ctx, job.Subject(j.Kind, j.TripID), data)

@@ -25,7 +25,7 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 		return err
 	}
 	st := l.State
-	a, ok := findAnalysis(st, j.ComputedFor)
+	a, ok := findAnalysis(st, j.Analysis().AnalysisID)
 	if !ok || a.Status != trip.ComputationRequested {
 		return nil // unknown, or already terminal: a redelivery
 	}
@@ -120,7 +120,7 @@ func (w *Workers) label(ctx context.Context, j job.Job, step string, stages []tr
 		}
 		cmd = trip.RecordLabelsUnavailable{Stages: refs, Reason: reason, Geocoder: geocoder}
 	}
-	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, step, j.ComputedFor))
+	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, step, job.ComputedFor(j.For)))
 	if err != nil && !isDuplicate(err) {
 		w.logger.Warn("recording labels failed", slog.String("trip_id", j.TripID.String()), slog.Any("error", err))
 	}
@@ -256,7 +256,7 @@ func findAnalysis(st trip.State, id string) (trip.Analysis, bool) {
 // analysisFailed records AnalysisFailed.
 func (w *Workers) analysisFailed(ctx context.Context, j job.Job, cause error, retryable bool) error {
 	_, err := w.trips.Execute(ctx, tripstore.System(), j.TripID,
-		trip.RecordAnalysisFailed{AnalysisID: j.ComputedFor, Reason: cause.Error(), Retryable: retryable},
-		options(j, "analysis-failed", j.ComputedFor))
+		trip.RecordAnalysisFailed{AnalysisID: j.Analysis().AnalysisID, Reason: cause.Error(), Retryable: retryable},
+		options(j, "analysis-failed", j.Analysis().AnalysisID))
 	return err
 }

@@ -215,7 +215,7 @@ func Waiting(st trip.State, j job.Job) bool {
 		return st.StagesProgress.Status == trip.ComputationRequested
 	case job.KindAnalysis:
 		for _, a := range st.Analyses {
-			if a.ID == j.ComputedFor {
+			if a.ID == j.Analysis().AnalysisID {
 				return a.Status == trip.ComputationRequested
 			}
 		}
