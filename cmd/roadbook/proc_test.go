@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/roadbook/roadbook/cmd/roadbook/internal/devstate"
 	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
@@ -145,13 +146,13 @@ func cli(t *testing.T, args ...string) (string, string, int) {
 }
 
 // waitDevJSON waits for a dev instance to write <dir>/dev.json and reads it.
-func waitDevJSON(t *testing.T, p *process, dir string) devInfo {
+func waitDevJSON(t *testing.T, p *process, dir string) devstate.Info {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		b, err := os.ReadFile(filepath.Join(dir, devInfoFile))
+		b, err := os.ReadFile(filepath.Join(dir, devstate.InfoFile))
 		if err == nil {
-			var d devInfo
+			var d devstate.Info
 			require.NoError(t, json.Unmarshal(b, &d))
 			return d
 		}

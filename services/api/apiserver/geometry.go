@@ -35,30 +35,9 @@ func encodePolyline(pts []route.Point) string {
 	return b.String()
 }
 
-// decimate reduces pts to at most maxPoints: Douglas–Peucker with a growing
-// tolerance, then an even stride if the line is still too long.
-func decimate(pts []route.Point, maxPoints int) []route.Point {
-	if maxPoints <= 0 || len(pts) <= maxPoints {
-		return pts
-	}
-	out := pts
-	for tol := route.DecimationToleranceM; tol < 1e6 && len(out) > maxPoints; tol *= 2 {
-		out = route.Simplify(pts, tol)
-	}
-	if len(out) <= maxPoints {
-		return out
-	}
-	step := float64(len(out)-1) / float64(maxPoints-1)
-	thin := make([]route.Point, 0, maxPoints)
-	for i := range maxPoints {
-		thin = append(thin, out[int(math.Round(float64(i)*step))])
-	}
-	return thin
-}
-
 // geometryPB renders a line; sourceCount is the count before max_points.
 func geometryPB(pts []route.Point, sourceCount int, maxPoints uint32) *roadbookv1.RouteGeometry {
-	line := decimate(pts, int(maxPoints))
+	line := route.Decimate(pts, int(maxPoints))
 	known := len(line) > 0
 	for _, p := range line {
 		known = known && p.HasEle

@@ -8,7 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/roadbook/roadbook/domain/route"
-	"github.com/roadbook/roadbook/services/api/profile"
+	"github.com/roadbook/roadbook/services/api/routesvg"
+	"github.com/roadbook/roadbook/services/api/sharepage"
 )
 
 // serveTripProfile answers GET /trips/{id}/profile.svg (the owner's
@@ -33,7 +34,7 @@ func (c *shared) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 	}
 	s := l.State
 	var pts []route.Point
-	opts := profile.Options{Title: "Elevation profile of " + s.Title}
+	opts := routesvg.ProfileOptions{Title: "Elevation profile of " + s.Title}
 	if q := r.URL.Query().Get("day"); q != "" {
 		day, err := strconv.Atoi(q)
 		if err != nil || day < 1 || day > len(s.Stages) {
@@ -70,12 +71,12 @@ func (c *shared) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	svg, err := profile.SVG(pts, opts)
+	svg, err := routesvg.Profile(pts, opts)
 	switch {
-	case errors.Is(err, profile.ErrNoElevation):
+	case errors.Is(err, routesvg.ErrNoElevation):
 		httpPlain(w, http.StatusUnprocessableEntity, "the route has no elevation data")
 		return
-	case errors.Is(err, profile.ErrTooShort):
+	case errors.Is(err, routesvg.ErrTooShort):
 		httpPlain(w, http.StatusUnprocessableEntity, "the trip has no route to draw yet")
 		return
 	case err != nil:
@@ -83,14 +84,14 @@ func (c *shared) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 		httpPlain(w, http.StatusInternalServerError, "internal error")
 		return
 	}
-	pageHeaders(w, "image/svg+xml", "private, no-cache")
+	sharepage.WriteHeaders(w, "image/svg+xml", "private, no-cache")
 	w.Header().Set("Vary", "Authorization")
 	_, _ = w.Write(svg)
 }
 
 // httpPlain is a short text answer with the browser headers.
 func httpPlain(w http.ResponseWriter, status int, msg string) {
-	pageHeaders(w, "text/plain; charset=utf-8", "no-store")
+	sharepage.WriteHeaders(w, "text/plain; charset=utf-8", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(msg + "\n"))
 }
