@@ -147,7 +147,7 @@ func (s *Store) ExecuteBuilt(ctx context.Context, actor Actor, tripID uuid.UUID,
 	}
 	now := s.now()
 	owner := actor.User
-	decide := func(l Loaded) ([]proto.Message, error) {
+	rule := func(l Loaded) ([]proto.Message, error) {
 		if l.Exists {
 			if err := visible(actor, l); err != nil {
 				return nil, err
@@ -179,7 +179,7 @@ func (s *Store) ExecuteBuilt(ctx context.Context, actor Actor, tripID uuid.UUID,
 		}
 		return events, nil
 	}
-	res, err := aggregate.Execute(ctx, s.events, s.def, StreamID(tripID), decide, aggregate.Options{
+	res, err := aggregate.Execute(ctx, s.events, s.def, StreamID(tripID), rule, aggregate.Options{
 		Owner:       owner,
 		Metadata:    withTrace(ctx, opts.Metadata),
 		EventID:     opts.EventID,

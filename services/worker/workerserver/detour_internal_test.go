@@ -84,7 +84,7 @@ func TestDetourOutage(t *testing.T) {
 			if delivery == stream.MaxDeliver {
 				want = consumer.Fail
 			}
-			require.Equal(t, want, consumer.Decide(last, delivery, stream.MaxDeliver).Action, "delivery %d: %v", delivery, last)
+			require.Equal(t, want, consumer.Settle(last, delivery, stream.MaxDeliver).Action, "delivery %d: %v", delivery, last)
 		}
 		require.ErrorIs(t, last, upstream.ErrCircuitOpen, "the breaker opened after two failures")
 		require.Equal(t, int32(2), hits.Load(), "an open breaker sends nothing")

@@ -50,14 +50,15 @@ func (m *mcpService) Shutdown(ctx context.Context) error {
 	return m.http.Shutdown(ctx)
 }
 
-// mcpKeys are the HMAC keys of cursors and confirmation tokens. mcpserver
-// signs both with one key set, so the cursor key signs and the
-// confirmation key is accepted for verification only.
-func mcpKeys(cursorKey, confirmKey string) (map[string][]byte, string, error) {
+// withKeys sets cfg's HMAC keys: the cursor key signs list cursors, the
+// confirmation key confirmation tokens, each verifying only its own.
+func withKeys(cfg *mcpserver.Config, cursorKey, confirmKey string) error {
 	if len(cursorKey) < 32 || len(confirmKey) < 32 {
-		return nil, "", errors.New("the MCP cursor and confirmation keys must be at least 32 bytes each")
+		return errors.New("the MCP cursor and confirmation keys must be at least 32 bytes each")
 	}
-	return map[string][]byte{"cursor": []byte(cursorKey), "confirm": []byte(confirmKey)}, "cursor", nil
+	cfg.HMACKeys, cfg.CurrentKeyID = map[string][]byte{"cursor": []byte(cursorKey)}, "cursor"
+	cfg.ConfirmKeys, cfg.CurrentConfirmKeyID = map[string][]byte{"confirm": []byte(confirmKey)}, "confirm"
+	return nil
 }
 
 // devMCP is the MCP server of one-process mode.
@@ -81,13 +82,12 @@ func (d *devInstance) startMCP(secrets devstate.Secrets, svcKey auth.Key, ln net
 	if err != nil {
 		return err
 	}
-	keys, current, err := mcpKeys(secrets.CursorKey, secrets.ConfirmKey)
-	if err != nil {
+	cfg := mcpserver.Config{APIBaseURL: d.apiURL, ServiceIssuer: svcIssuer, ServiceActor: mcpActor,
+		AgentVerifier: agents, AuthorizationServers: []string{devstate.Issuer},
+		PublicBaseURL: base, Logger: d.log, TracerProvider: tp}
+	if err := withKeys(&cfg, secrets.CursorKey, secrets.ConfirmKey); err != nil {
 		return err
 	}
-	cfg := mcpserver.Config{APIBaseURL: d.apiURL, ServiceIssuer: svcIssuer, ServiceActor: mcpActor,
-		AgentVerifier: agents, AuthorizationServers: []string{devstate.Issuer}, HMACKeys: keys, CurrentKeyID: current,
-		PublicBaseURL: base, Logger: d.log, TracerProvider: tp}
 	if d.flags.noAuth {
 		cfg.NoAuthUser = devstate.User
 	}
@@ -177,17 +177,17 @@ func RunMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	keys, current, err := mcpKeys(*cursorKey, *confirmKey)
-	if err != nil {
-		return err
-	}
 	var servers []string
 	if *issuer != "" {
 		servers = []string{*issuer}
 	}
-	srv, err := mcpserver.New(mcpserver.Config{APIBaseURL: *apiURL, ServiceIssuer: svcIssuer, ServiceActor: mcpActor,
-		APIAudience: *apiAud, AgentVerifier: agents, AuthorizationServers: servers, HMACKeys: keys, CurrentKeyID: current,
-		PublicBaseURL: *baseURL, SessionTimeout: *sessionTimeout, Logger: log, TracerProvider: tr.Provider})
+	cfg := mcpserver.Config{APIBaseURL: *apiURL, ServiceIssuer: svcIssuer, ServiceActor: mcpActor,
+		APIAudience: *apiAud, AgentVerifier: agents, AuthorizationServers: servers,
+		PublicBaseURL: *baseURL, SessionTimeout: *sessionTimeout, Logger: log, TracerProvider: tr.Provider}
+	if err := withKeys(&cfg, *cursorKey, *confirmKey); err != nil {
+		return err
+	}
+	srv, err := mcpserver.New(cfg)
 	if err != nil {
 		return err
 	}

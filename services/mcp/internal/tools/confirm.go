@@ -94,7 +94,7 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 		return c.offerToken(x.tripID, v, digest, imp, nil)
 	}
 	var cl confirmClaims
-	switch err := c.env.Keys.Open(confirmPurpose, *x.token, c.env.Clock(), &cl); {
+	switch err := c.env.Confirmations.Open(confirmPurpose, *x.token, c.env.Clock(), &cl); {
 	case errors.Is(err, seal.ErrExpired):
 		return confirmOut{}, invalid("confirmationToken", "the confirmation token has expired: call "+c.tool.Name+" again without confirmationToken for a fresh impact")
 	case err != nil || cl.User != c.caller.UserID || cl.Tool != c.tool.Name:
@@ -150,7 +150,7 @@ func (c *call) moved(ctx context.Context, x confirmable, current int64) error {
 // caller, the tool, the argument digest and the version.
 func (c *call) offerToken(tripID string, version int64, digest string, imp *roadbookv1.Impact, args map[string]any) (confirmOut, error) {
 	exp := c.env.Clock().Add(confirmationTTL)
-	tok, err := c.env.Keys.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version}, exp)
+	tok, err := c.env.Confirmations.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version}, exp)
 	if err != nil {
 		return confirmOut{}, err
 	}

@@ -210,7 +210,7 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 
 // forRefs builds the per-stage results of the requested refs: alerts and
 // families for stages the trip still has, and an empty result for content it
-// no longer has (Decide records those as superseded).
+// no longer has (trip.Decide records those as superseded).
 func (r offlineResult) forRefs(st trip.State, refs []trip.StageRef) []trip.StageAnalysis {
 	out := make([]trip.StageAnalysis, 0, len(refs))
 	for _, ref := range refs {

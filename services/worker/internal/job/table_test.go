@@ -36,7 +36,7 @@ func TestFor(t *testing.T) {
 		{"a waypoint added with an estimated detour is routed", "trip-" + trip.String(), &eventsv1.WaypointAdded{WaypointId: trip.String(), DetourEstimated: true}, KindDetour, true},
 		{"a waypoint added with a routed detour needs nothing", "trip-" + trip.String(), &eventsv1.WaypointAdded{WaypointId: trip.String()}, "", false},
 		{"a routed detour maps to nothing", "trip-" + trip.String(), &eventsv1.WaypointDetourRouted{WaypointId: trip.String()}, "", false},
-		{"computed stages map to nothing (Decide requests the analysis)", "trip-" + trip.String(), &eventsv1.StagesComputed{}, "", false},
+		{"computed stages map to nothing (trip.Decide requests the analysis)", "trip-" + trip.String(), &eventsv1.StagesComputed{}, "", false},
 		{"another aggregate's stream maps to nothing", "other-1", &eventsv1.RouteImported{RouteHash: hash}, "", false},
 	}
 	for _, c := range cases {

@@ -21,7 +21,7 @@ func (e fetchErr) ImportCode() trip.ImportErrorCode { return trip.ImportSourceUn
 func (e fetchErr) Retryable() bool                  { return e.retry }
 func (e fetchErr) HTTPStatus() int                  { return 503 }
 
-func TestDecide(t *testing.T) {
+func TestSettle(t *testing.T) {
 	t.Parallel()
 	transient := errors.New("connection reset")
 	cases := []struct {
@@ -46,7 +46,7 @@ func TestDecide(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			d := Decide(c.err, c.delivered, 5)
+			d := Settle(c.err, c.delivered, 5)
 			require.Equal(t, c.want, d.Action, d.Action.String())
 			require.Equal(t, c.retryable, d.Retryable)
 			if d.Action == Retry {

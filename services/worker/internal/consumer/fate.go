@@ -31,15 +31,15 @@ func (a Action) String() string {
 	return [...]string{"ack", "retry", "fail", "drop"}[a]
 }
 
-// Decision is an action and, for Retry, its delay.
-type Decision struct {
+// Fate is an action and, for Retry, its delay.
+type Fate struct {
 	Action Action
 	Delay  time.Duration
 	// Retryable is what the failure event says, for Fail.
 	Retryable bool
 }
 
-// Decide is THE function mapping a handler's error to the message's fate:
+// Settle is THE function mapping a handler's error to the message's fate:
 //
 //   - nil, or a duplicate derived event id (an earlier delivery already
 //     recorded it) → ack;
@@ -50,24 +50,24 @@ type Decision struct {
 //     paced) → fail now;
 //   - anything else is transient → NakWithDelay with a growing delay, and on
 //     the last of maxDeliver deliveries → fail (retryable).
-func Decide(err error, delivered uint64, maxDeliver int) Decision {
+func Settle(err error, delivered uint64, maxDeliver int) Fate {
 	var imp ImportFailure
 	switch {
 	case err == nil, errors.Is(err, eventstore.ErrDuplicateEvent):
-		return Decision{Action: Ack}
+		return Fate{Action: Ack}
 	case errors.Is(err, trip.ErrNotFound):
-		return Decision{Action: Ack}
+		return Fate{Action: Ack}
 	case errors.Is(err, job.ErrInvalidJob):
-		return Decision{Action: Drop}
+		return Fate{Action: Drop}
 	case errors.Is(err, ErrPermanent), errors.Is(err, trip.ErrInvalidArgument), errors.Is(err, trip.ErrCannotPlan):
-		return Decision{Action: Fail}
+		return Fate{Action: Fail}
 	case errors.As(err, &imp) && !imp.Retryable():
-		return Decision{Action: Fail}
+		return Fate{Action: Fail}
 	}
 	if maxDeliver > 0 && delivered >= uint64(maxDeliver) && !errors.Is(err, context.Canceled) {
-		return Decision{Action: Fail, Retryable: true}
+		return Fate{Action: Fail, Retryable: true}
 	}
-	return Decision{Action: Retry, Delay: retryDelay(delivered)}
+	return Fate{Action: Retry, Delay: retryDelay(delivered)}
 }
 
 // retryDelay grows with the delivery count: 1 s, 2 s, 4 s, 8 s… capped at
