@@ -11,11 +11,8 @@ import (
 // of the caller's stages (DOMAIN §6), counted against the recompute limit
 // of the trip.
 func (p *Planner) RescanAccommodations(ctx context.Context, w Write, tripID string, cmd trip.RescanAccommodations) (Outcome, error) {
-	user, id, err := callerAnd(ctx, tripID)
+	user, id, err := p.recomputing(ctx, tripID)
 	if err != nil {
-		return Outcome{}, err
-	}
-	if err := p.limits.Allow(ctx, LimitRecompute, user+"/"+tripID); err != nil {
 		return Outcome{}, err
 	}
 	return p.change(ctx, user, w, id, command(cmd), tripstore.Options{}, "")

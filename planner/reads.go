@@ -46,12 +46,8 @@ func (p *Planner) eachTrip(ctx context.Context, user string, fn func(tripstore.L
 			return err
 		}
 		for _, info := range page.Streams {
-			id, ok := tripstore.TripID(info.ID)
+			id, ok := p.trips.LiveTrip(ctx, user, info)
 			if !ok {
-				continue
-			}
-			if tripstore.RowDeleted(info) {
-				p.trips.FinishDeletion(ctx, user, id)
 				continue
 			}
 			l, err := p.trips.Load(ctx, tripstore.User(user), id)

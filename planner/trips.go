@@ -23,11 +23,8 @@ type CreateFromURL struct {
 // CreateFromURL creates the caller's trip from a link (DOMAIN §2), counted
 // against the create limit.
 func (p *Planner) CreateFromURL(ctx context.Context, w Write, c CreateFromURL) (Outcome, error) {
-	user, err := Caller(ctx)
+	user, err := p.callerWithin(ctx, LimitCreate)
 	if err != nil {
-		return Outcome{}, err
-	}
-	if err := p.limits.Allow(ctx, LimitCreate, user); err != nil {
 		return Outcome{}, err
 	}
 	return p.change(ctx, user, w, derivedID(user, w), command(trip.Create{SourceURL: c.URL, Title: c.Title, Settings: c.Settings}),
@@ -48,11 +45,8 @@ type CreateFromUpload struct {
 // RouteImported in one append, so the stages job follows at once). Counted
 // against the upload limit.
 func (p *Planner) CreateFromUpload(ctx context.Context, w Write, c CreateFromUpload) (Outcome, error) {
-	user, err := Caller(ctx)
+	user, err := p.callerWithin(ctx, LimitUpload)
 	if err != nil {
-		return Outcome{}, err
-	}
-	if err := p.limits.Allow(ctx, LimitUpload, user); err != nil {
 		return Outcome{}, err
 	}
 	r, err := route.ReadGPX(bytes.NewReader(c.Content), route.WithMaxBytes(trip.MaxUploadBytes))
@@ -112,15 +106,31 @@ func (p *Planner) Change(ctx context.Context, w Write, tripID string, cmd trip.C
 // derived from the idempotency key, so a replay names the same analysis.
 // Counted against the recompute limit of the trip.
 func (p *Planner) Analyze(ctx context.Context, w Write, tripID string, version int64) (Outcome, error) {
-	user, id, err := callerAnd(ctx, tripID)
+	user, id, err := p.recomputing(ctx, tripID)
 	if err != nil {
-		return Outcome{}, err
-	}
-	if err := p.limits.Allow(ctx, LimitRecompute, user+"/"+tripID); err != nil {
 		return Outcome{}, err
 	}
 	analysis := derivedID(user, w).String()
 	return p.change(ctx, user, w, id, command(trip.Analyze{Version: version, AnalysisID: analysis}), tripstore.Options{}, analysis)
+}
+
+// callerWithin is the caller, once one more call of theirs is within limit.
+func (p *Planner) callerWithin(ctx context.Context, limit Limit) (string, error) {
+	user, err := Caller(ctx)
+	if err != nil {
+		return "", err
+	}
+	return user, p.limits.Allow(ctx, limit, user)
+}
+
+// recomputing is the caller and their trip, once one more recomputation of
+// that trip (an analysis, an accommodation search) is within the limit.
+func (p *Planner) recomputing(ctx context.Context, tripID string) (string, uuid.UUID, error) {
+	user, id, err := callerAnd(ctx, tripID)
+	if err != nil {
+		return "", uuid.Nil, err
+	}
+	return user, id, p.limits.Allow(ctx, LimitRecompute, user+"/"+tripID)
 }
 
 // callerAnd is the caller and a trip id of their request.

@@ -60,3 +60,18 @@ func RowDeleted(info eventstore.StreamInfo) bool {
 	var d SummaryData
 	return json.Unmarshal(info.Summary.Data, &d) == nil && d.Deleted
 }
+
+// LiveTrip is the trip id of one of user's list rows when it is a live trip:
+// not another aggregate's stream, and not a deleted trip, whose removal it
+// finishes on the way (every walk over a user's rows meets those).
+func (s *Store) LiveTrip(ctx context.Context, user string, info eventstore.StreamInfo) (uuid.UUID, bool) {
+	id, ok := TripID(info.ID)
+	if !ok {
+		return uuid.Nil, false
+	}
+	if RowDeleted(info) {
+		s.FinishDeletion(ctx, user, id)
+		return uuid.Nil, false
+	}
+	return id, true
+}

@@ -250,14 +250,7 @@ var familyPB = map[Family]eventsv1.RuleFamily{
 }
 
 // familyFrom reads a recorded rule family ("" for none or an unknown one).
-func familyFrom(pb eventsv1.RuleFamily) Family {
-	for f, v := range familyPB {
-		if v == pb {
-			return f
-		}
-	}
-	return ""
-}
+func familyFrom(pb eventsv1.RuleFamily) Family { return keyOf(familyPB, pb) }
 
 // availabilityPB is the events' spelling of every availability.
 var availabilityPB = map[Availability]eventsv1.ProviderAvailability{
@@ -267,14 +260,7 @@ var availabilityPB = map[Availability]eventsv1.ProviderAvailability{
 }
 
 // availabilityFrom reads a recorded availability ("" for none).
-func availabilityFrom(pb eventsv1.ProviderAvailability) Availability {
-	for a, v := range availabilityPB {
-		if v == pb {
-			return a
-		}
-	}
-	return ""
-}
+func availabilityFrom(pb eventsv1.ProviderAvailability) Availability { return keyOf(availabilityPB, pb) }
 
 func alertFrom(pb *eventsv1.Alert) Alert {
 	a := Alert{
@@ -310,14 +296,7 @@ var analysisReasonPB = map[AnalysisReason]eventsv1.AnalysisReason{
 	AnalysisUserRequested:  eventsv1.AnalysisReason_ANALYSIS_REASON_USER_REQUESTED,
 }
 
-func analysisReasonFrom(r eventsv1.AnalysisReason) AnalysisReason {
-	for k, v := range analysisReasonPB {
-		if v == r {
-			return k
-		}
-	}
-	return ""
-}
+func analysisReasonFrom(r eventsv1.AnalysisReason) AnalysisReason { return keyOf(analysisReasonPB, r) }
 
 var sourceKindPB = map[SourceKind]eventsv1.RouteSourceKind{
 	SourceKomootTour:       eventsv1.RouteSourceKind_ROUTE_SOURCE_KIND_KOMOOT_TOUR,
@@ -326,13 +305,18 @@ var sourceKindPB = map[SourceKind]eventsv1.RouteSourceKind{
 	SourceRideWithGPSRoute: eventsv1.RouteSourceKind_ROUTE_SOURCE_KIND_RIDEWITHGPS_ROUTE,
 }
 
-func sourceKindFrom(k eventsv1.RouteSourceKind) SourceKind {
-	for d, v := range sourceKindPB {
-		if v == k {
-			return d
+func sourceKindFrom(k eventsv1.RouteSourceKind) SourceKind { return keyOf(sourceKindPB, k) }
+
+// keyOf reads one of the codec's tables backwards: the domain value whose
+// event spelling is v, or the zero value (an unset or unknown enum).
+func keyOf[K, V comparable](m map[K]V, v V) K {
+	for k, x := range m {
+		if x == v {
+			return k
 		}
 	}
-	return ""
+	var zero K
+	return zero
 }
 
 func routeSourcePB(s Source) *eventsv1.RouteSource {

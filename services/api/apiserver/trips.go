@@ -61,12 +61,7 @@ func (s *tripService) ListTrips(ctx context.Context, req *connect.Request[roadbo
 		}
 		for _, info := range page.Streams {
 			scanned++
-			id, ok := tripstore.TripID(info.ID)
-			if !ok {
-				continue
-			}
-			if tripstore.RowDeleted(info) {
-				s.trips.FinishDeletion(ctx, user, id)
+			if _, ok := s.trips.LiveTrip(ctx, user, info); !ok {
 				continue
 			}
 			sum := summaryPB(info, today)
