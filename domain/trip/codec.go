@@ -260,7 +260,9 @@ var availabilityPB = map[Availability]eventsv1.ProviderAvailability{
 }
 
 // availabilityFrom reads a recorded availability ("" for none).
-func availabilityFrom(pb eventsv1.ProviderAvailability) Availability { return keyOf(availabilityPB, pb) }
+func availabilityFrom(pb eventsv1.ProviderAvailability) Availability {
+	return keyOf(availabilityPB, pb)
+}
 
 func alertFrom(pb *eventsv1.Alert) Alert {
 	a := Alert{
