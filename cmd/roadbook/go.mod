@@ -66,6 +66,7 @@ require (
 	github.com/ringsaturn/tzf v1.0.2 // indirect
 	github.com/ringsaturn/tzf-rel-lite v0.0.2025-b2 // indirect
 	github.com/roadbook/roadbook/domain v0.0.0 // indirect
+	github.com/roadbook/roadbook/planner v0.0.0 // indirect
 	github.com/roadbook/roadbook/tripstore v0.0.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -119,3 +120,5 @@ replace github.com/roadbook/roadbook/tripstore => ../../tripstore
 replace github.com/roadbook/roadbook/testkit => ../../testkit
 
 replace github.com/roadbook/roadbook/testkit/stack => ../../testkit/stack
+
+replace github.com/roadbook/roadbook/planner => ../../planner
