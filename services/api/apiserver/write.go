@@ -23,10 +23,13 @@ func write[Res any, PR interface {
 	do func(planner.Write) (planner.Outcome, error), respond func(planner.Outcome) *Res,
 ) (*connect.Response[Res], error) {
 	w := planner.Write{
-		Procedure: req.Spec().Procedure, Key: idemKey(key, req.Header()), Fingerprint: fingerprint(req.Any()), ValidateOnly: validateOnly,
+		Procedure: req.Spec().Procedure, Key: idemKey(key, req.Header()), ValidateOnly: validateOnly,
 		Respond: func(o planner.Outcome) ([]byte, error) {
 			return proto.MarshalOptions{Deterministic: true}.Marshal(PR(respond(o)))
 		},
+	}
+	if w.Key != "" { // only a keyed write is compared with an earlier one
+		w.Fingerprint = fingerprint(req.Any())
 	}
 	o, err := do(w)
 	if err != nil {
