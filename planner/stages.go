@@ -22,10 +22,12 @@ func (p *Planner) UpdateStage(ctx context.Context, w Write, tripID string, cmd t
 	build := command(cmd)
 	if cmd.DistanceM != nil {
 		build = func(s trip.State) (trip.Command, error) {
-			if s.Route != nil && cmd.Route == nil {
-				if cmd.Route, err = p.trips.Route(ctx, s.Route.Hash); err != nil {
+			if s.Route != nil && cmd.Route == nil { // read once, even when a conflict decides again
+				pts, err := p.trips.Route(ctx, s.Route.Hash)
+				if err != nil {
 					return nil, err
 				}
+				cmd.Route = pts
 			}
 			return cmd, nil
 		}
