@@ -106,9 +106,6 @@ type Options struct {
 	Idempotency *eventstore.Idempotency
 	// BlobRefs are route blobs the trip references from now on.
 	BlobRefs [][]byte
-	// Extra, when set, appends more events after the command's own in the
-	// same transaction (e.g. an upload's RouteImported with its TripCreated).
-	Extra func(after trip.State) ([]proto.Message, error)
 	// Respond, when set with Idempotency, computes the answer stored with the
 	// idempotency key from the state after the command, on every attempt,
 	// so a replay answers exactly what the first call answered.
@@ -158,25 +155,14 @@ func (s *Store) ExecuteBuilt(ctx context.Context, actor Actor, tripID uuid.UUID,
 			return nil, err
 		}
 		events, err := trip.Decide(l.State, cmd, now)
-		if err != nil || (opts.Extra == nil && opts.Respond == nil) {
+		if err != nil || opts.Respond == nil || opts.Idempotency == nil || len(events) == 0 {
 			return events, err
 		}
-		after := evolve(l.State, events)
-		if opts.Extra != nil {
-			more, err := opts.Extra(after)
-			if err != nil {
-				return nil, err
-			}
-			after = evolve(after, more)
-			events = append(events, more...)
+		resp, err := opts.Respond(evolve(l.State, events))
+		if err != nil {
+			return nil, err
 		}
-		if opts.Respond != nil && opts.Idempotency != nil && len(events) > 0 {
-			resp, err := opts.Respond(after)
-			if err != nil {
-				return nil, err
-			}
-			opts.Idempotency.Response = resp
-		}
+		opts.Idempotency.Response = resp
 		return events, nil
 	}
 	res, err := aggregate.Execute(ctx, s.events, s.def, StreamID(tripID), rule, aggregate.Options{
