@@ -66,7 +66,7 @@ test: check-generated lint
 	failed=""; \
 	for dir in $(MODULES); do \
 		echo "=== go test $$dir"; \
-		race=""; case "$$dir" in */eventstore|*/services/*) race="-race";; esac; \
+		race=""; case "$$dir" in */eventstore|*/services/*|*/testkit/stack|*/planner|*/tripstore) race="-race";; esac; \
 		(cd "$$dir" && go test $$race -count=1 -timeout 20m ./...) || failed="$$failed $$dir"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
