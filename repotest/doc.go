@@ -15,4 +15,8 @@
 // reason behind it. A citation of a section that moved, or of a document a
 // clone does not have, sends the reader nowhere and says nothing is wrong.
 // The test in this package makes that a failure, naming the file and line.
+//
+// The dependency test (deps_test.go) checks the direction of the
+// dependencies between the go.work modules: each module sits on a layer and
+// may require only modules on layers below it, in production and in tests.
 package repotest

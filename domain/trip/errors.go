@@ -136,3 +136,9 @@ func invalidReason(reason, field, format string, args ...any) *Error {
 	e.Reason = reason
 	return e
 }
+
+// Codes lists every code a trip decision can refuse with, so the API's and
+// the MCP service's translations can be checked to cover them all.
+func Codes() []Code {
+	return []Code{CodeInvalidArgument, CodeNotFound, CodeVersionConflict, CodePreconditionFailed, CodeLocked, CodeConflict, CodeAlreadyRunning}
+}

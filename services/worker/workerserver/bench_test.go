@@ -16,12 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/testkit/fixtures"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // BenchmarkPipeline is `make bench-pipeline`: 200 trips from the 627 km
@@ -33,15 +34,8 @@ import (
 // RecordedAt(TripCreated): both stamped by PostgreSQL's clock.
 func BenchmarkPipeline(b *testing.B) {
 	ctx := context.Background()
-	es, err := postgres.Open(ctx, pgtest.SchemaURL(b))
-	require.NoError(b, err)
-	b.Cleanup(es.Close)
-	n, err := pipelinetest.StartNATS(b.TempDir(), -1)
-	require.NoError(b, err)
-	b.Cleanup(n.Stop)
-	nc, err := pipelinetest.Connect(n.URL())
-	require.NoError(b, err)
-	b.Cleanup(nc.Close)
+	es := testkit.Store(b)
+	_, nc := testkit.NATS(b)
 	const concurrency = 4
 	srv, err := workerserver.New(workerserver.Config{Store: es, NATS: nc, Concurrency: concurrency})
 	require.NoError(b, err)
@@ -66,7 +60,7 @@ func BenchmarkPipeline(b *testing.B) {
 	b.Cleanup(func() { _ = sub.Unsubscribe() })
 
 	trips := tripstore.New(es, nil)
-	long, err := pipelinetest.LoadUpload(ctx, trips, pipelinetest.LongGPX())
+	long, err := pipelinetest.LoadUpload(ctx, trips, fixtures.Bytes(fixtures.OsloTrondheim))
 	require.NoError(b, err)
 	tiny, err := pipelinetest.Store(ctx, trips, "tiny.gpx", 300, "tiny", pipelinetest.Line(60.0, 10.0, 60.02, 10.0, 3), true)
 	require.NoError(b, err)
