@@ -66,7 +66,7 @@ test: check-generated lint
 	failed=""; \
 	for dir in $(MODULES); do \
 		echo "=== go test $$dir"; \
-		race=""; case "$$dir" in */eventstore|*/services/*) race="-race";; esac; \
+		race=""; case "$$dir" in */eventstore|*/services/*|*/testkit/stack|*/planner|*/tripstore) race="-race";; esac; \
 		(cd "$$dir" && go test $$race -count=1 -timeout 20m ./...) || failed="$$failed $$dir"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
@@ -173,11 +173,11 @@ interop: tools
 	scripts/interop.sh
 
 ## bench-mcp: 100 concurrent MCP sessions calling get_trip for 20 s beside the same read
-## made directly on the Connect API, one in-process server (services/mcp/cmd/bench-mcp); then, on stderr, a bare
+## made directly on the Connect API, one in-process server (testkit/stack/cmd/bench-mcp); then, on stderr, a bare
 ## go-sdk server answering the same digest (the floor) and the ratio bound it implies.
 ## BENCH_CLIENT=sdk drives the sessions with the go-sdk client instead of the minimal one.
 BENCH_CLIENT ?= wire
 .PHONY: bench-mcp
 bench-mcp:
 	@echo "GOGC=$(BENCH_GOGC) (as deploy/k8s runs api and mcp; BENCH_GOGC=100 for Go's default), client=$(BENCH_CLIENT)"
-	cd services/mcp/cmd/bench-mcp && GOGC=$(BENCH_GOGC) go run . -client $(BENCH_CLIENT)
+	cd testkit/stack/cmd/bench-mcp && GOGC=$(BENCH_GOGC) go run . -client $(BENCH_CLIENT)

@@ -16,12 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/testkit/fixtures"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // BenchmarkPipeline is `make bench-pipeline`: 200 trips from the 627 km
@@ -185,14 +186,14 @@ type pipelineRig struct {
 func startPipeline(b *testing.B) *pipelineRig {
 	ctx := context.Background()
 	app := "hop_ours_" + uuid.NewString()[:8]
-	url := pgtest.SchemaURL(b)
+	url := testkit.SchemaURL(b)
 	es, err := postgres.Open(ctx, withApp(url, app))
 	require.NoError(b, err)
 	b.Cleanup(es.Close)
-	n, err := pipelinetest.StartNATS(b.TempDir(), -1)
+	n, err := testkit.StartNATS(b.TempDir(), -1)
 	require.NoError(b, err)
 	b.Cleanup(n.Stop)
-	nc, err := pipelinetest.Connect(n.URL())
+	nc, err := testkit.Connect(n.URL())
 	require.NoError(b, err)
 	b.Cleanup(nc.Close)
 	hs := newHopStore(es)
@@ -209,7 +210,7 @@ func startPipeline(b *testing.B) *pipelineRig {
 	b.Cleanup(remote.Close)
 	rig := &pipelineRig{es: es, hs: hs, nc: nc, trips: tripstore.New(hs, nil), remote: tripstore.New(remote, nil),
 		cpu: cpuClock{pool: es.Pool(), app: app}}
-	rig.long, err = pipelinetest.LoadUpload(ctx, rig.trips, pipelinetest.LongGPX())
+	rig.long, err = pipelinetest.LoadUpload(ctx, rig.trips, fixtures.Bytes(fixtures.OsloTrondheim))
 	require.NoError(b, err)
 	rig.tiny, err = pipelinetest.Store(ctx, rig.trips, "tiny.gpx", 300, "tiny", pipelinetest.Line(60.0, 10.0, 60.02, 10.0, 3), true)
 	require.NoError(b, err)
