@@ -7,10 +7,10 @@ import (
 )
 
 // restDays nudges towards a rest day where the fatigue model says the rider
-// needs one (docs/design/PACING.md "Fatigue"): after the riding day on which
-// their days have shrunk to the floor (pacing.DaysToFloor riding days in a
-// row), or, when the rider planned a rhythm (restDayEvery), after a run
-// longer than that rhythm. Never when the trip ends there or a rest day
+// needs one (docs/design/PACING.md "The alerts agree with the planner"):
+// after the riding day on which their days have shrunk to the floor
+// (pacing.DaysToFloor riding days in a row), or, when the rider planned a
+// rhythm (restDayEvery), after a run longer than that rhythm. Never when the trip ends there or a rest day
 // already follows, never without fatigue (fatigueFactor 1) and no rhythm.
 // The count restarts after each suggestion and after each rest day.
 func restDays(stages []Stage, set Settings) []Alert {

@@ -24,7 +24,7 @@ import (
 // (docs/design/PACING.md "One set of totals").
 func TestOneSetOfTotals(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open("../pacing/testdata/ors_via-aurelia_roma-ventimiglia.gpx.gz")
+	f, err := os.Open("../route/testdata/gpx/ors_via-aurelia_roma-ventimiglia.gpx.gz")
 	require.NoError(t, err)
 	defer f.Close()
 	gz, err := gzip.NewReader(f)

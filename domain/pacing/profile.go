@@ -37,7 +37,7 @@ type profile struct {
 	cumBat []float64
 }
 
-// newProfile decimates pts (Douglas–Peucker, DOMAIN's 20 m) and builds the
+// newProfile decimates pts (Douglas–Peucker, DOMAIN §2's 20 m) and builds the
 // cumulative distance and riding time at each kept vertex.
 func newProfile(pts []route.Point, m Model) *profile {
 	dec := route.Simplify(pts, route.DecimationToleranceM)

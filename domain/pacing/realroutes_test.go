@@ -15,7 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// realRoutes are the real routes of testdata/SOURCES.md: BRouter plans on
+// realRoutesDir is the route package's testdata, where the domain keeps the
+// real routes (the domain sits below testkit, which serves them to the
+// modules above).
+const realRoutesDir = "../route/testdata/gpx/"
+
+// realRoutes are the real routes of ../route/testdata/SOURCES.md, read from
+// realRoutesDir (the domain's one copy of them): BRouter plans on
 // OpenStreetMap with SRTM elevation through the mountains of southern Norway,
 // and the Via Aurelia from Rome to the French border (openrouteservice on
 // OpenStreetMap with SRTM elevation: 691 km and 8,408 m of climbing, the one
@@ -24,10 +30,10 @@ var realRoutes = []struct {
 	file          string
 	minKm, minUpM float64
 }{
-	{"testdata/ors_via-aurelia_roma-ventimiglia.gpx.gz", 650, 8000},
-	{"testdata/long_brouter_oslo-trondheim_fastbike.gpx", 600, 6000},
-	{"testdata/brouter_car-test-route_oslo-rondane.gpx.gz", 340, 4000},
-	{"testdata/brouter_rondanestien_trekking.gpx.gz", 160, 2300},
+	{"ors_via-aurelia_roma-ventimiglia.gpx.gz", 650, 8000},
+	{"long_brouter_oslo-trondheim_fastbike.gpx", 600, 6000},
+	{"brouter_car-test-route_oslo-rondane.gpx.gz", 340, 4000},
+	{"brouter_rondanestien_trekking.gpx.gz", 160, 2300},
 }
 
 // TestPlanRealRoutesBalanceRidingTime is the engine's promise checked
@@ -38,7 +44,7 @@ func TestPlanRealRoutesBalanceRidingTime(t *testing.T) {
 	for _, rr := range realRoutes {
 		t.Run(fmt.Sprintf("%s: days of equal riding time by an independent model, within the cap, adding up to the route", rr.file), func(t *testing.T) {
 			t.Parallel()
-			pts := readRoute(t, rr.file)
+			pts := readRoute(t, realRoutesDir+rr.file)
 			gain, _ := route.Elevation(pts)
 			require.Greater(t, route.Length(pts)/1000, rr.minKm)
 			require.Greater(t, gain, rr.minUpM)

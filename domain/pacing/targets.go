@@ -21,8 +21,9 @@ const batteryMarginM = 500.0
 const minTargetFlatKm = 30.0
 
 // FatigueFloor is the least share of a fresh day's riding time a fatigued
-// day keeps (docs/design/PACING.md "Fatigue"): day k of a block may ride
-// max(fatigueFactor^k, FatigueFloor) × dailyRidingHours. Without it a long
+// day keeps (docs/design/PACING.md "The number of days and the balance"):
+// day k of a block may ride max(fatigueFactor^k, FatigueFloor) ×
+// dailyRidingHours. Without it a long
 // trip without rest days would shrink its days towards zero (0.9^40 is
 // 1.5 %); with it the rider settles into a rhythm, and the rest-day alert
 // suggests a rest where the floor is reached.

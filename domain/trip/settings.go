@@ -108,25 +108,6 @@ func DefaultSettings() Settings {
 	}
 }
 
-// Pacing is the pacing engine's view of the settings: the one mapping the
-// worker (stage planning) and the API (rider time) share, so both read a
-// trip's settings alike. Dates are UTC midnights; rest days are stages of
-// the trip, not settings, so a re-pacing starts without them.
-func (s Settings) Pacing() pacing.Settings {
-	p := pacing.Settings{
-		FatigueFactor:       s.FatigueFactor,
-		ElevationPenalty:    s.ElevationPenaltyM,
-		MaxDistancePerDayKm: s.MaxDistancePerDayKm,
-		AverageSpeedKmh:     s.AverageSpeedKmH,
-		DailyRidingHours:    s.DailyRidingHours,
-		RestDayEvery:        s.RestDayEvery,
-		DepartureHour:       s.DepartureHour,
-		EbikeMode:           s.EbikeMode,
-	}
-	p.StartDate, p.EndDate = s.StartDate.t, s.EndDate.t
-	return p
-}
-
 // legacyDailyHours is the daily capacity a trip from before the effort
 // model is read with: a day of its km cap ridden on the flat at its average
 // speed, within 1–16 h — the day its rider meant by those two numbers.

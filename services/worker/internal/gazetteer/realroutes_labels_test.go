@@ -1,12 +1,12 @@
 package gazetteer_test
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 
@@ -15,12 +15,14 @@ import (
 	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
+	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
-// realRoutesDir holds the pacing engine's real routes (their provenance and
-// licences are in its SOURCES.md); the labels are checked on the days the
-// engine cuts from them, as a new trip's rider would read them.
-const realRoutesDir = "../../../../domain/pacing/testdata/"
+// realRoutesDir holds the pacing engine's real routes in the test kit's
+// fixtures (their provenance and licences are in testkit/fixtures/SOURCES.md);
+// the labels are checked on the days the engine cuts from them, as a new
+// trip's rider would read them.
+const realRoutesDir = "gpx/"
 
 // TestRealRouteDayLabels plans each real route at a new trip's settings
 // (the intermediate preset) and names the days' ends with the gazetteer and
@@ -80,15 +82,12 @@ func TestRealRouteDayLabels(t *testing.T) {
 	}
 }
 
-// readRoute reads a GPX route, gunzipping a .gz one.
-func readRoute(t *testing.T, path string) []route.Point {
+// readRoute reads a fixture's GPX route, gunzipping a .gz one.
+func readRoute(t *testing.T, name string) []route.Point {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
+	var r io.Reader = bytes.NewReader(fixtures.Read(t, name))
+	if strings.HasSuffix(name, ".gz") {
+		gz, err := gzip.NewReader(r)
 		require.NoError(t, err)
 		defer gz.Close()
 		r = gz
