@@ -16,7 +16,7 @@ const (
 	// overCapacityTolerance is how far a day's riding time may exceed the
 	// rider's daily hours before stage_over_capacity fires.
 	overCapacityTolerance = 0.15
-	// overCapTolerancesKm is how far a day may pass maxDistancePerDay.
+	// overCapToleranceKm is how far a day may pass maxDistancePerDay.
 	overCapToleranceKm = 0.5
 	// climbTolerance is how far a day's D+ may exceed what the rider
 	// climbs in a day before elevation_gain fires (D+ is counted on the raw

@@ -145,12 +145,8 @@ var accTypes = map[trip.AccommodationType]roadbookv1.AccommodationType{
 }
 
 func accTypeFromPB(t roadbookv1.AccommodationType) trip.AccommodationType {
-	for k, v := range accTypes {
-		if v == t {
-			return k
-		}
-	}
-	return ""
+	k, _ := keyOf(accTypes, t)
+	return k
 }
 
 func (v view) settings(s trip.State) *roadbookv1.TripSettings {

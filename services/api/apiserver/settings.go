@@ -14,14 +14,25 @@ var presetFromPB = map[roadbookv1.RiderPreset]pacing.Preset{
 	roadbookv1.RiderPreset_RIDER_PRESET_EXPERT:       pacing.PresetExpert,
 }
 
-// presetPB names a trip's preset in the API's enum.
+// presetPB names a trip's preset in the API's enum: CUSTOM when its values
+// match none.
 func presetPB(p pacing.Preset) roadbookv1.RiderPreset {
-	for k, v := range presetFromPB {
-		if v == p {
-			return k
-		}
+	if k, ok := keyOf(presetFromPB, p); ok {
+		return k
 	}
 	return roadbookv1.RiderPreset_RIDER_PRESET_CUSTOM
+}
+
+// keyOf reads one of the API's enum tables backwards: the key whose value is
+// v, and whether there is one.
+func keyOf[K, V comparable](m map[K]V, v V) (K, bool) {
+	for k, x := range m {
+		if x == v {
+			return k, true
+		}
+	}
+	var zero K
+	return zero, false
 }
 
 // settingsPatch turns a validated settings input into a domain patch.
