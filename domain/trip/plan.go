@@ -24,8 +24,9 @@ func (e *planError) Unwrap() []error { return []error{e.err, ErrCannotPlan} }
 
 // PlanStages cuts a route into a trip's stages (DOMAIN §1): one stage per
 // tour for a Komoot collection (pacing.FromTours), else the pacing engine
-// with the trip's settings. overCapacityDays is how many more riding days
-// the dates would need at the daily cap (0 when they suffice). The stages
+// with the trip's settings (Settings.Pacing). overCapacityDays is how many
+// more riding days the dates would need for the rider's daily hours or the
+// caps (0 when they suffice). The stages
 // carry no index-derived state beyond their order; recording them
 // (RecordStagesComputed) fills in the rest.
 func PlanStages(pts []route.Point, r RouteInfo, s Settings) (stages []Stage, overCapacityDays int, err error) {
