@@ -125,6 +125,8 @@ type Config struct {
 	Clock func() time.Time
 	// Streams and Consumers default to ARCHITECTURE §5's settings
 	// (Consumers.Durable: the consumer name, default "roadbook-worker").
+	// Streams.Replicas (1 for one NATS server, 3 on a 3-node cluster) is
+	// also the replica count of every KV bucket the worker creates.
 	Streams   *StreamOptions
 	Consumers *ConsumerOptions
 	// Instance names this replica in the relay lease (default host-pid).
@@ -210,10 +212,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workerserver: metrics: %w", err)
 	}
-	js, err := jetstream.New(cfg.NATS, jetstream.WithPublishAsyncMaxPending(4096))
+	base, err := jetstream.New(cfg.NATS, jetstream.WithPublishAsyncMaxPending(4096))
 	if err != nil {
 		return nil, fmt.Errorf("workerserver: jetstream: %w", err)
 	}
+	var js jetstream.JetStream = kvReplicas{JetStream: base, replicas: streams.Replicas}
 	trips := tripstore.New(cfg.Store, cfg.Clock)
 	tp, err := buildThirdParties(cfg, js, trips, reg)
 	if err != nil {
