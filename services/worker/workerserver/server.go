@@ -190,6 +190,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.LeaseTTL == 0 {
 		cfg.LeaseTTL = 10 * time.Second
 	}
+	if cfg.LeaseTTL < time.Second {
+		return nil, fmt.Errorf("%w: LeaseTTL %s is below 1s", ErrInvalidConfig, cfg.LeaseTTL)
+	}
 	streams := stream.DefaultOptions()
 	if cfg.Streams != nil {
 		streams = *cfg.Streams
@@ -277,7 +280,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if err := s.ensure(ctx); err != nil {
 		return err
 	}
-	lease, err := relay.OpenLease(ctx, s.js, relay.DefaultLeaseBucket, s.cfg.Instance, s.leaseTTL)
+	lease, err := s.openLease(ctx)
 	if err != nil {
 		return err
 	}
@@ -360,6 +363,25 @@ func (s *Server) ensure(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// openLease opens the relay lease bucket, waiting like ensure: on a NATS
+// cluster still electing (a node restarted, or all of them), creating the
+// bucket times out for a while, and a worker that gave up then would exit
+// into a crash loop instead of starting a moment later.
+func (s *Server) openLease(ctx context.Context) (*relay.Lease, error) {
+	for {
+		lease, err := relay.OpenLease(ctx, s.js, relay.DefaultLeaseBucket, s.cfg.Instance, s.leaseTTL)
+		if err == nil || ctx.Err() != nil {
+			return lease, err
+		}
+		s.cfg.Logger.Warn("cannot open the relay lease bucket yet; retrying", slog.Any("error", err))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		case <-time.After(time.Second):
 		}
 	}
