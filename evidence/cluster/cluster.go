@@ -80,9 +80,11 @@ type Cluster struct {
 	log       *slog.Logger
 	servers   []*http.Server
 	canaryURL string
-	// routes[i][j] carries node i's route to node j (nil on the diagonal).
-	routes [][]*Proxy
-	sinks  []net.Listener
+	// routes[i][j] carries node i's route to node j (nil on the diagonal);
+	// monitors are the nodes' monitoring ports.
+	routes   [][]*Proxy
+	monitors []int
+	sinks    []net.Listener
 }
 
 // Root is the repository root (the directory of go.work).

@@ -2,10 +2,13 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,12 +31,16 @@ func (c *Cluster) startNATS(ctx context.Context, bin string, nodes int) error {
 		return fmt.Errorf("cluster: NATSNodes must be 1 or 3, not %d", nodes)
 	}
 	clientPorts, routePorts := make([]int, nodes), make([]int, nodes)
+	c.monitors = make([]int, nodes)
 	for i := range nodes {
 		var err error
 		if clientPorts[i], err = freePort(); err != nil {
 			return err
 		}
 		if routePorts[i], err = freePort(); err != nil {
+			return err
+		}
+		if c.monitors[i], err = freePort(); err != nil {
 			return err
 		}
 		c.NodeURLs = append(c.NodeURLs, "nats://127.0.0.1:"+strconv.Itoa(clientPorts[i]))
@@ -64,7 +71,7 @@ func (c *Cluster) startNATS(ctx context.Context, bin string, nodes int) error {
 		if nodes > 1 {
 			name = fmt.Sprintf("nats-%d", i+1)
 		}
-		args := []string{"-port", strconv.Itoa(clientPorts[i]), "-dir", filepath.Join(c.Dir, "jetstream", name)}
+		args := []string{"-port", strconv.Itoa(clientPorts[i]), "-dir", filepath.Join(c.Dir, "jetstream", name), "-http-port", strconv.Itoa(c.monitors[i])}
 		if nodes > 1 {
 			var routes []string
 			for j, p := range c.routes[i] {
@@ -173,6 +180,37 @@ func (c *Cluster) Heal(i int) {
 			}
 		}
 	}
+}
+
+// Clients names the client connections node i holds (the services name
+// theirs: roadbook-api, roadbook-worker), from its /connz monitoring page,
+// sorted; connections without a name are left out.
+func (c *Cluster) Clients(ctx context.Context, i int) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/connz?limit=1024", c.monitors[i]), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var connz struct {
+		Connections []struct {
+			Name string `json:"name"`
+		} `json:"connections"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&connz); err != nil {
+		return nil, fmt.Errorf("connz of %s: %w", c.NATSNodes[i].Name, err)
+	}
+	var names []string
+	for _, conn := range connz.Connections {
+		if conn.Name != "" {
+			names = append(names, conn.Name)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // ReplicaState is one stream's placement as JetStream reports it.

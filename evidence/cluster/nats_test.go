@@ -64,9 +64,12 @@ func TestNATSClusterPartition(t *testing.T) {
 	other := (li + 1) % 3
 
 	// Clients connected to the node about to be isolated, and to another.
-	onLeader, err := nats.Connect(c.NodeURLs[li], nats.NoReconnect())
+	onLeader, err := nats.Connect(c.NodeURLs[li], nats.NoReconnect(), nats.Name("probe-client"))
 	require.NoError(t, err)
 	t.Cleanup(onLeader.Close)
+	names, err := c.Clients(ctx, li)
+	require.NoError(t, err)
+	require.Contains(t, names, "probe-client", "the monitoring page names the node's clients")
 	onOther, err := nats.Connect(c.NodeURLs[other], nats.NoReconnect())
 	require.NoError(t, err)
 	t.Cleanup(onOther.Close)

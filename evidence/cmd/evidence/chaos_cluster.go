@@ -73,11 +73,12 @@ var clusterFaults = []fault{
 		leader := before["JOBS"].Leader
 		_, li := c.Node(leader)
 		via := (li + 1) % len(c.NATSNodes)
+		clients := clientsOf(ctx, c, li)
 		cut := time.Now()
 		severed := c.Partition(li)
 		log.Info("partitioned", slog.String("node", leader), slog.Int64("routes cut", severed))
 		var b strings.Builder
-		fmt.Fprintf(&b, "partition %s, the JOBS stream leader, from the other two for %s (%d route connections cut at the proxies; its clients stay connected to it)", leader, partitionFor, severed)
+		fmt.Fprintf(&b, "partition %s, the JOBS stream leader, from the other two for %s (%d route connections cut at the proxies; %s, and stay connected to it)", leader, partitionFor, severed, clients)
 		moved, merr := c.WaitStreams(ctx, via, partitionFor, func(s map[string]cluster.ReplicaState) bool {
 			return s["JOBS"].Leader != "" && s["JOBS"].Leader != leader && slices.Contains(s["JOBS"].Lagging, leader)
 		}, watched...)
@@ -113,7 +114,7 @@ func killNode(ctx context.Context, c *cluster.Cluster, log *slog.Logger, name, w
 	}
 	via := (i + 1) % len(c.NATSNodes)
 	var b strings.Builder
-	b.WriteString(what)
+	fmt.Fprintf(&b, "%s; %s", what, clientsOf(ctx, c, i))
 	killed := time.Now()
 	if err := p.Kill9(); err != nil {
 		return what, err
@@ -146,6 +147,18 @@ func killNode(ctx context.Context, c *cluster.Cluster, log *slog.Logger, name, w
 	}
 	fmt.Fprintf(&b, "; restarted after %s, every replica current %.1f s later", nodeDown, current.Seconds())
 	return b.String(), lerr
+}
+
+// clientsOf says which services are connected to node i.
+func clientsOf(ctx context.Context, c *cluster.Cluster, i int) string {
+	names, err := c.Clients(ctx, i)
+	switch {
+	case err != nil:
+		return "its clients unknown (" + err.Error() + ")"
+	case len(names) == 0:
+		return "no service connected to it"
+	}
+	return "its clients: " + strings.Join(names, ", ")
 }
 
 // allCurrent: every watched stream has a leader and all its followers are

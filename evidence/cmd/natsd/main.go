@@ -30,12 +30,16 @@ func main() {
 	clusterPort := flag.Int("cluster-port", 0, "route port; 0: no cluster")
 	routes := flag.String("routes", "", "comma-separated route URLs of the other nodes (nats-route://host:port)")
 	advertise := flag.String("cluster-advertise", "", "host:port gossiped to peers for implicit routes")
+	monitor := flag.Int("http-port", 0, "monitoring port (/connz, /jsz); 0: none")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "natsd: -dir is required")
 		os.Exit(2)
 	}
 	opts := &natsserver.Options{ServerName: *name, Host: "127.0.0.1", Port: *port, JetStream: true, StoreDir: *dir, NoSigs: true, Logtime: true}
+	if *monitor != 0 {
+		opts.HTTPHost, opts.HTTPPort = "127.0.0.1", *monitor
+	}
 	if *clusterPort != 0 {
 		if *name == "" || *routes == "" {
 			fmt.Fprintln(os.Stderr, "natsd: a cluster node needs -name and -routes")
