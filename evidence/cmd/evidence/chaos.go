@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -93,6 +92,7 @@ func chaos(ctx context.Context, log *slog.Logger, o chaosOptions, results string
 		Header: []string{"fault", "tool calls", "calls failed", "agents that saw a failure", "… and then completed a cycle (recovered)", "cycles completed", "events lost", "events doubled", "gaps / requests without terminal", "fault injected ok", "failed cycles by first failing step"}}
 	var prev audit.Report
 	totalLost, totalDoubled := int64(0), int64(0)
+	var totalCalls, totalFailed, totalSeen, totalRecovered, injectedOK int
 	started := time.Now()
 	var placement []string
 	if kind == "chaos-cluster" {
@@ -135,7 +135,13 @@ func chaos(ctx context.Context, log *slog.Logger, o chaosOptions, results string
 		injected := "yes"
 		if ferr != nil {
 			injected = "error: " + ferr.Error()
+		} else {
+			injectedOK++
 		}
+		totalCalls += calls
+		totalFailed += failed
+		totalSeen += int(lr.failedAgents.Load())
+		totalRecovered += int(lr.recoveredAgents.Load())
 		t.Rows = append(t.Rows, []string{name, fmt.Sprint(calls), fmt.Sprint(failed), fmt.Sprint(lr.failedAgents.Load()), fmt.Sprint(lr.recoveredAgents.Load()),
 			fmt.Sprint(lr.cycles.Load()), fmt.Sprint(lost), fmt.Sprint(doubled), fmt.Sprintf("%d / %d", rep.GapStreams, rep.ZeroTerminal), injected, lr.kinds()})
 		log.Info("fault done", slog.String("fault", f.name), slog.Int("calls", calls), slog.Int("failed", failed), slog.Int64("lost", lost), slog.Int64("doubled", doubled))
@@ -156,17 +162,11 @@ func chaos(ctx context.Context, log *slog.Logger, o chaosOptions, results string
 		{Check: "events doubled across " + which, Measured: fmt.Sprint(totalDoubled), Pass: &noDup},
 	}
 	if kind == "chaos-cluster" {
-		failed, calls, seen, recovered := 0, 0, 0, 0
-		for _, row := range t.Rows {
-			calls += atoi(row[1])
-			failed += atoi(row[2])
-			seen += atoi(row[3])
-			recovered += atoi(row[4])
-		}
-		allBack := seen == recovered
+		allBack, allInjected := totalSeen == totalRecovered, injectedOK == len(list)
 		r.Summary = append(r.Summary,
-			report.Check{Check: "calls failed across " + which, Measured: fmt.Sprintf("%d of %d", failed, calls)},
-			report.Check{Check: "agents that saw a failure and then completed a cycle", Measured: fmt.Sprintf("%d of %d", recovered, seen), Pass: &allBack},
+			report.Check{Check: "faults injected and undone as planned", Measured: fmt.Sprintf("%d of %d", injectedOK, len(list)), Pass: &allInjected},
+			report.Check{Check: "calls failed across " + which, Measured: fmt.Sprintf("%d of %d", totalFailed, totalCalls)},
+			report.Check{Check: "agents that saw a failure and then completed a cycle", Measured: fmt.Sprintf("%d of %d", totalRecovered, totalSeen), Pass: &allBack},
 			report.Check{Check: "stream placement at the start", Measured: strings.Join(placement, "; ")})
 	}
 	r.Tables = []report.Table{t, auditTable(prev)}
@@ -196,9 +196,4 @@ func chaosLabel(agents int, perFault, total time.Duration) string {
 		l = "SHORT RUN: " + l + " — not 200 agents for 10 minutes"
 	}
 	return l
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
