@@ -263,6 +263,38 @@ func (c *Cluster) Streams(ctx context.Context, i int, timeout time.Duration, nam
 	return out, nil
 }
 
+// MoveLeader asks JetStream to hand stream's leadership to node to (a
+// leader step-down with a preferred placement), so a fault can hit a node
+// that both leads and holds clients, and waits until it does.
+func (c *Cluster) MoveLeader(ctx context.Context, stream, to string) error {
+	_, i := c.Node(to)
+	if i < 0 {
+		return fmt.Errorf("no NATS node is named %q", to)
+	}
+	nc, err := nats.Connect(c.NATSURL)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st, err := c.Streams(ctx, i, 2*time.Second, stream)
+		if err == nil && st[stream].Leader == to {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is not led by %s after a minute of asking: %v", stream, to, err)
+		}
+		if err == nil && len(st[stream].Lagging) == 0 {
+			body, _ := json.Marshal(map[string]any{"placement": map[string]string{"preferred": to}})
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, _ = nc.RequestWithContext(rctx, "$JS.API.STREAM.LEADER.STEPDOWN."+stream, body)
+			cancel()
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 // ErrNotSettled is WaitStreams' answer when the condition was not met in time.
 var ErrNotSettled = errors.New("cluster: streams did not settle in time")
 

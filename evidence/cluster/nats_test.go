@@ -58,7 +58,19 @@ func TestNATSClusterPartition(t *testing.T) {
 	publish(t, js, 0, 50)
 	st, err := c.Streams(ctx, 0, 5*time.Second, "T")
 	require.NoError(t, err)
+	first, _ := c.Node(st["T"].Leader)
+	require.NotNil(t, first)
+	// Hand the leadership to another node, as the chaos faults do to hit a
+	// node that leads and holds clients.
+	target := c.NATSNodes[0].Name
+	if target == first.Name {
+		target = c.NATSNodes[1].Name
+	}
+	require.NoError(t, c.MoveLeader(ctx, "T", target))
+	st, err = c.Streams(ctx, 0, 5*time.Second, "T")
+	require.NoError(t, err)
 	leader := st["T"].Leader
+	require.Equal(t, target, leader, "the leadership moved where it was asked to")
 	_, li := c.Node(leader)
 	require.GreaterOrEqual(t, li, 0, "the leader %q is one of the harness's nodes", leader)
 	other := (li + 1) % 3

@@ -25,34 +25,36 @@ const nodeDown = 20 * time.Second
 const partitionFor = 60 * time.Second
 
 // clusterFaults are `make chaos-cluster`'s faults on three clustered NATS
-// servers with R3 streams: kill -9 the JOBS leader, later kill -9 a
-// follower, each restarted after nodeDown; then a 60 s partition of the
-// JOBS leader from the other two (its route connections cut at the
-// proxies; its clients stay connected to it, as in a real partition).
+// servers with R3 streams. The leader kill and the partition hit the node
+// most services are connected to, after JetStream is asked to make it the
+// JOBS and EVENTS leader (a step-down with a preferred placement), so one
+// fault moves the leaders and the clients at once — the harshest case the
+// cluster can meet, and the one where a stale leader could lose or double
+// what the relay publishes. The follower kill hits a node leading none of
+// the watched streams. Killed nodes come back after nodeDown; the partition
+// (its route connections cut at the proxies, its clients left connected to
+// it, as in a real partition) lasts partitionFor.
 var clusterFaults = []fault{
-	{"kill -9 the JOBS stream leader, restart it after 20 s", 0, func(ctx context.Context, c *cluster.Cluster, log *slog.Logger) (string, error) {
-		before, err := placementNow(ctx, c, -1)
+	{"kill -9 the JOBS and EVENTS leader, restart it after 20 s", 0, func(ctx context.Context, c *cluster.Cluster, log *slog.Logger) (string, error) {
+		node, how, err := leadAndServe(ctx, c)
 		if err != nil {
 			return "", err
 		}
-		leader := before["JOBS"].Leader
-		return killNode(ctx, c, log, leader, fmt.Sprintf("kill -9 %s, the JOBS stream leader (EVENTS led by %s)", leader, before["EVENTS"].Leader))
+		return killNode(ctx, c, log, node, fmt.Sprintf("kill -9 %s, %s", node, how))
 	}},
 	{"kill -9 a follower, restart it after 20 s", 0, func(ctx context.Context, c *cluster.Cluster, log *slog.Logger) (string, error) {
 		before, err := placementNow(ctx, c, -1)
 		if err != nil {
 			return "", err
 		}
-		// A node leading none of the watched streams, when there is one.
-		follower := ""
-		for _, n := range c.NATSNodes {
+		follower, most := "", -1
+		for i, n := range c.NATSNodes {
 			leads := false
 			for _, st := range before {
 				leads = leads || st.Leader == n.Name
 			}
-			if !leads {
-				follower = n.Name
-				break
+			if names, _ := c.Clients(ctx, i); !leads && len(names) > most {
+				follower, most = n.Name, len(names)
 			}
 		}
 		what := "leading none of JOBS, EVENTS and the relay lease"
@@ -65,12 +67,11 @@ var clusterFaults = []fault{
 		}
 		return killNode(ctx, c, log, follower, fmt.Sprintf("kill -9 %s, %s (JOBS led by %s)", follower, what, before["JOBS"].Leader))
 	}},
-	{"partition the JOBS stream leader from the other two nodes for 60 s", 0, func(ctx context.Context, c *cluster.Cluster, log *slog.Logger) (string, error) {
-		before, err := placementNow(ctx, c, -1)
+	{"partition the JOBS and EVENTS leader from the other two nodes for 60 s", 0, func(ctx context.Context, c *cluster.Cluster, log *slog.Logger) (string, error) {
+		leader, how, err := leadAndServe(ctx, c)
 		if err != nil {
 			return "", err
 		}
-		leader := before["JOBS"].Leader
 		_, li := c.Node(leader)
 		via := (li + 1) % len(c.NATSNodes)
 		clients := clientsOf(ctx, c, li)
@@ -78,15 +79,20 @@ var clusterFaults = []fault{
 		severed := c.Partition(li)
 		log.Info("partitioned", slog.String("node", leader), slog.Int64("routes cut", severed))
 		var b strings.Builder
-		fmt.Fprintf(&b, "partition %s, the JOBS stream leader, from the other two for %s (%d route connections cut at the proxies; %s, and stay connected to it)", leader, partitionFor, severed, clients)
+		fmt.Fprintf(&b, "partition %s, %s, from the other two for %s (%d route connections cut at the proxies; %s, and they stay connected to it)", leader, how, partitionFor, severed, clients)
 		moved, err := c.WaitStreams(ctx, via, partitionFor, func(s map[string]cluster.ReplicaState) bool {
-			return s["JOBS"].Leader != "" && s["JOBS"].Leader != leader && slices.Contains(s["JOBS"].Lagging, leader)
+			for _, name := range []string{"JOBS", "EVENTS"} {
+				if s[name].Leader == "" || s[name].Leader == leader || !slices.Contains(s[name].Lagging, leader) {
+					return false
+				}
+			}
+			return true
 		}, watched...)
 		if err == nil {
-			st, _ := c.Streams(ctx, via, time.Second, "JOBS")
-			fmt.Fprintf(&b, "; the majority side elected %s to lead JOBS %.1f s after the cut", st["JOBS"].Leader, moved.Seconds())
+			st, _ := c.Streams(ctx, via, time.Second, "JOBS", "EVENTS")
+			fmt.Fprintf(&b, "; the other side elected leaders (JOBS %s, EVENTS %s) %.1f s after the cut", st["JOBS"].Leader, st["EVENTS"].Leader, moved.Seconds())
 		} else {
-			fmt.Fprintf(&b, "; JOBS had no leader on the majority side within %s", partitionFor)
+			fmt.Fprintf(&b, "; JOBS or EVENTS had no leader on the other side within %s", partitionFor)
 		}
 		select {
 		case <-ctx.Done():
@@ -102,6 +108,41 @@ var clusterFaults = []fault{
 		fmt.Fprintf(&b, "; healed, every replica current %.1f s later", current.Seconds())
 		return b.String(), nil // a leader that did not move is a finding, in the text, not a failed injection
 	}},
+}
+
+// leadAndServe picks the node most services are connected to (ties: the
+// one already leading JOBS) and makes it the JOBS and EVENTS leader; it
+// returns the node and how it came to be chosen.
+func leadAndServe(ctx context.Context, c *cluster.Cluster) (string, string, error) {
+	before, err := placementNow(ctx, c, -1)
+	if err != nil {
+		return "", "", err
+	}
+	node, most := before["JOBS"].Leader, -1
+	if _, i := c.Node(node); i >= 0 {
+		names, _ := c.Clients(ctx, i)
+		most = len(names)
+	}
+	for i, n := range c.NATSNodes {
+		if names, _ := c.Clients(ctx, i); len(names) > most {
+			node, most = n.Name, len(names)
+		}
+	}
+	moved := []string{}
+	for _, stream := range []string{"JOBS", "EVENTS"} {
+		if before[stream].Leader == node {
+			continue
+		}
+		if err := c.MoveLeader(ctx, stream, node); err != nil {
+			return "", "", err
+		}
+		moved = append(moved, stream)
+	}
+	how := fmt.Sprintf("leading JOBS and EVENTS, the node with the most service connections (%d)", most)
+	if len(moved) > 0 {
+		how += "; " + strings.Join(moved, " and ") + " leadership moved there first"
+	}
+	return node, how, nil
 }
 
 // killNode kills node name with SIGKILL, waits for the watched streams to
