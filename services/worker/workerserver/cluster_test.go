@@ -25,12 +25,33 @@ import (
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
 
-// startCluster runs three embedded JetStream servers clustered over routes,
-// every node routed to every other, as production runs NATS, and waits
-// until each sees the other two and JetStream is current. JetStream in a
-// cluster refuses to start without configured routes, so the route ports
-// are chosen first: each is a port the kernel just handed out on :0.
-func startCluster(t *testing.T) map[string]*server.Server {
+// testCluster is three embedded JetStream servers clustered over routes
+// that run through proxies, so partition can cut one node off.
+type testCluster struct {
+	nodes map[string]*server.Server
+	// proxies[i][j] carries node i's routes to node j.
+	proxies [3][3]*routeProxy
+}
+
+// partition cuts node i's routes to and from the other two (cut=true), or
+// restores them.
+func (c *testCluster) partition(i int, cut bool) {
+	for j := range 3 {
+		for _, p := range []*routeProxy{c.proxies[i][j], c.proxies[j][i]} {
+			if p != nil {
+				p.setCut(cut)
+			}
+		}
+	}
+}
+
+// startCluster runs three embedded JetStream servers (n1, n2, n3) clustered
+// as production runs NATS, every node routed to every other through a
+// proxy, and waits until each sees the other two and JetStream is current.
+// JetStream in a cluster refuses to start without configured routes, so
+// the route ports are chosen first: each is a port the kernel just handed
+// out on :0.
+func startCluster(t *testing.T) *testCluster {
 	t.Helper()
 	var ports []int
 	for range 3 {
@@ -39,44 +60,51 @@ func startCluster(t *testing.T) map[string]*server.Server {
 		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
 		require.NoError(t, ln.Close())
 	}
-	nodes := map[string]*server.Server{}
+	c := &testCluster{nodes: map[string]*server.Server{}}
+	for i := range 3 {
+		for j := range 3 {
+			if i != j {
+				c.proxies[i][j] = newRouteProxy(t, fmt.Sprintf("127.0.0.1:%d", ports[j]))
+			}
+		}
+	}
 	for i, port := range ports {
 		name := fmt.Sprintf("n%d", i+1)
 		opts := &server.Options{ServerName: name, Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
-			NoLog: true, NoSigs: true, Cluster: server.ClusterOpts{Name: "roadbook-test", Host: "127.0.0.1", Port: port}}
-		for j, other := range ports {
+			NoLog: true, NoSigs: true, Cluster: server.ClusterOpts{Name: "roadbook-test", Host: "127.0.0.1", Port: port, Advertise: sinkAddr(t)}}
+		for j := range 3 {
 			if j != i {
-				opts.Routes = append(opts.Routes, &url.URL{Scheme: "nats-route", Host: fmt.Sprintf("127.0.0.1:%d", other)})
+				opts.Routes = append(opts.Routes, &url.URL{Scheme: "nats-route", Host: c.proxies[i][j].addr()})
 			}
 		}
 		s, err := server.NewServer(opts)
 		require.NoError(t, err)
 		s.Start()
 		t.Cleanup(s.Shutdown)
-		nodes[name] = s
+		c.nodes[name] = s
 	}
 	require.Eventually(t, func() bool {
-		for _, s := range nodes {
+		for _, s := range c.nodes {
 			if s.NumRoutes() < 2 || !s.JetStreamIsCurrent() {
 				return false
 			}
 		}
 		return true
 	}, time.Minute, 100*time.Millisecond, "the three nodes never formed a JetStream cluster")
-	return nodes
+	return c
 }
 
-func TestWorkerOnAThreeNodeCluster(t *testing.T) {
-	t.Parallel()
+// clusterWorker is a worker with R3 streams on a fresh schema, connected
+// by nc, and a way to push a trip through it.
+type clusterWorker struct {
+	srv   *workerserver.Server
+	store *postgres.Store
+	trips *tripstore.Store
+}
+
+func startClusterWorker(t *testing.T, nc *nats.Conn) *clusterWorker {
+	t.Helper()
 	ctx := context.Background()
-	nodes := startCluster(t)
-	var urls []string
-	for _, s := range nodes {
-		urls = append(urls, s.ClientURL())
-	}
-	nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
 	es, err := postgres.Open(ctx, pgtest.SchemaURL(t))
 	require.NoError(t, err)
 	t.Cleanup(es.Close)
@@ -90,20 +118,39 @@ func TestWorkerOnAThreeNodeCluster(t *testing.T) {
 	go func() { done <- srv.Run(rctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	require.Eventually(t, srv.Ready, time.Minute, 50*time.Millisecond, "the worker never became ready on the cluster")
+	return &clusterWorker{srv: srv, store: es, trips: tripstore.New(es, nil)}
+}
+
+// createAndWait creates a 33 km trip and waits until its stages and its
+// analysis are recorded, once each.
+func (w *clusterWorker) createAndWait(t *testing.T, user string) {
+	t.Helper()
+	ctx := context.Background()
+	pts := pipelinetest.Line(60.0, 10.0, 60.3, 10.0, 100)
+	up, err := pipelinetest.Store(ctx, w.trips, "line.gpx", 1000, "line", pts, true)
+	require.NoError(t, err)
+	id, err := pipelinetest.CreateTrip(ctx, w.trips, user, up, trip.SettingsPatch{})
+	require.NoError(t, err)
+	rep := waitTerminal(t, w.store, id)
+	require.Equal(t, 1, rep.Counts["StagesComputed"])
+	require.Equal(t, 1, rep.Counts["AnalysisCompleted"])
+}
+
+func TestWorkerOnAThreeNodeCluster(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	nodes := startCluster(t).nodes
+	var urls []string
+	for _, s := range nodes {
+		urls = append(urls, s.ClientURL())
+	}
+	nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	w := startClusterWorker(t, nc)
+	createAndWait := w.createAndWait
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	trips := tripstore.New(es, nil)
-	createAndWait := func(t *testing.T, user string) {
-		t.Helper()
-		pts := pipelinetest.Line(60.0, 10.0, 60.3, 10.0, 100)
-		up, err := pipelinetest.Store(ctx, trips, "line.gpx", 1000, "line", pts, true)
-		require.NoError(t, err)
-		id, err := pipelinetest.CreateTrip(ctx, trips, user, up, trip.SettingsPatch{})
-		require.NoError(t, err)
-		rep := waitTerminal(t, es, id)
-		require.Equal(t, 1, rep.Counts["StagesComputed"])
-		require.Equal(t, 1, rep.Counts["AnalysisCompleted"])
-	}
 
 	t.Run("the streams and the relay lease bucket are created with three replicas", func(t *testing.T) {
 		for _, name := range []string{"EVENTS", "JOBS", "KV_" + relay.DefaultLeaseBucket} {
@@ -133,4 +180,25 @@ func TestWorkerOnAThreeNodeCluster(t *testing.T) {
 		}, time.Minute, 200*time.Millisecond, "JOBS never elected a new leader after %s left", leader)
 		createAndWait(t, "rider-after")
 	})
+}
+
+func TestWorkerLeavesANATSServerCutOffFromItsCluster(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t)
+	// The worker's connection starts on n1 (no shuffling), the node the
+	// test then cuts off; its TCP connection to n1 stays up throughout.
+	nc, err := nats.Connect(strings.Join([]string{c.nodes["n1"].ClientURL(), c.nodes["n2"].ClientURL(), c.nodes["n3"].ClientURL()}, ","),
+		nats.DontRandomize(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	require.Equal(t, c.nodes["n1"].ClientURL(), nc.ConnectedUrl())
+	w := startClusterWorker(t, nc)
+	w.createAndWait(t, "rider-before")
+
+	c.partition(0, true)
+	t.Cleanup(func() { c.partition(0, false) })
+	// The partition outlasts the wait below (90 s): the trip completes only
+	// if the worker leaves n1 for a node on the side with quorum.
+	w.createAndWait(t, "rider-during")
+	require.NotEqual(t, c.nodes["n1"].ClientURL(), nc.ConnectedUrl(), "the worker moved off the cut-off node")
 }

@@ -303,6 +303,9 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); errs <- s.relay.Run(relayCtx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); errs <- s.reconcile(relayCtx) }()
+	watch := &jsWatch{nc: s.cfg.NATS, js: s.js, log: s.cfg.Logger, interval: jsProbeInterval, failures: jsProbeFailures, reconnects: s.metrics.natsMoves}
+	wg.Add(1)
+	go func() { defer wg.Done(); watch.run(relayCtx) }()
 	if q := s.tp.queue; q != nil {
 		wg.Add(1)
 		go func() {
