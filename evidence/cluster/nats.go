@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -30,17 +31,33 @@ func (c *Cluster) startNATS(ctx context.Context, bin string, nodes int) error {
 	default:
 		return fmt.Errorf("cluster: NATSNodes must be 1 or 3, not %d", nodes)
 	}
+	// The nodes' ports are held open until the proxies and sinks have
+	// bound theirs (on :0), so the kernel cannot hand one of them out twice.
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			_ = l.Close()
+		}
+	}()
+	reserve := func() (int, error) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		held = append(held, l)
+		return l.Addr().(*net.TCPAddr).Port, nil
+	}
 	clientPorts, routePorts := make([]int, nodes), make([]int, nodes)
 	c.monitors = make([]int, nodes)
 	for i := range nodes {
 		var err error
-		if clientPorts[i], err = freePort(); err != nil {
+		if clientPorts[i], err = reserve(); err != nil {
 			return err
 		}
-		if routePorts[i], err = freePort(); err != nil {
+		if routePorts[i], err = reserve(); err != nil {
 			return err
 		}
-		if c.monitors[i], err = freePort(); err != nil {
+		if c.monitors[i], err = reserve(); err != nil {
 			return err
 		}
 		c.NodeURLs = append(c.NodeURLs, "nats://127.0.0.1:"+strconv.Itoa(clientPorts[i]))
@@ -66,6 +83,10 @@ func (c *Cluster) startNATS(ctx context.Context, bin string, nodes int) error {
 			c.sinks = append(c.sinks, s)
 		}
 	}
+	for _, l := range held {
+		_ = l.Close()
+	}
+	held = nil
 	for i := range nodes {
 		name := "nats"
 		if nodes > 1 {
