@@ -17,12 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // testCluster is three embedded JetStream servers clustered over routes
@@ -105,7 +105,7 @@ type clusterWorker struct {
 func startClusterWorker(t *testing.T, nc *nats.Conn) *clusterWorker {
 	t.Helper()
 	ctx := context.Background()
-	es, err := postgres.Open(ctx, pgtest.SchemaURL(t))
+	es, err := postgres.Open(ctx, testkit.SchemaURL(t))
 	require.NoError(t, err)
 	t.Cleanup(es.Close)
 	streams := workerserver.DefaultStreamOptions()

@@ -10,23 +10,22 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 func TestWorkerWaitsForTheLeaseBucket(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	es, err := postgres.Open(ctx, pgtest.SchemaURL(t))
+	es, err := postgres.Open(ctx, testkit.SchemaURL(t))
 	require.NoError(t, err)
 	t.Cleanup(es.Close)
-	n, err := pipelinetest.StartNATS(t.TempDir(), -1)
+	n, err := testkit.StartNATS(t.TempDir(), -1)
 	require.NoError(t, err)
 	t.Cleanup(n.Stop)
-	nc, err := pipelinetest.Connect(n.URL())
+	nc, err := testkit.Connect(n.URL())
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
@@ -58,10 +57,10 @@ func TestWorkerWaitsForTheLeaseBucket(t *testing.T) {
 
 func TestLeaseTTLBelowOneSecondIsRefused(t *testing.T) {
 	t.Parallel()
-	n, err := pipelinetest.StartNATS(t.TempDir(), -1)
+	n, err := testkit.StartNATS(t.TempDir(), -1)
 	require.NoError(t, err)
 	t.Cleanup(n.Stop)
-	nc, err := pipelinetest.Connect(n.URL())
+	nc, err := testkit.Connect(n.URL())
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	_, err = workerserver.New(workerserver.Config{Store: &postgres.Store{}, NATS: nc, LeaseTTL: 500 * time.Millisecond})
