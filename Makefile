@@ -165,6 +165,16 @@ chaos:
 	go run ./evidence/cmd/evidence chaos -agents $(CHAOS_AGENTS) -phase $(PHASE) $(EVIDENCE_FLAGS)
 	go run ./evidence/cmd/report
 
+## chaos-cluster: the same load on three clustered NATS servers (JetStream R3, routes through TCP proxies the run
+## cuts), two workers, api and mcp: kill -9 the JOBS stream leader, later kill -9 a follower (each restarted after
+## 20 s), then partition the JOBS leader from the other two for 60 s; per fault: calls failed, agents recovered,
+## events lost and doubled, and what NATS did. Same CHAOS_AGENTS and PHASE; fewer than 200 agents or a PHASE under
+## 80s is labelled a short run. The full run takes about 10 minutes of two busy cores: run it on a quiet machine.
+.PHONY: chaos-cluster
+chaos-cluster:
+	go run ./evidence/cmd/evidence chaos -nats-nodes 3 -agents $(CHAOS_AGENTS) -phase $(PHASE) $(EVIDENCE_FLAGS)
+	go run ./evidence/cmd/report
+
 ## interop: the official clients against roadbook dev — the Connect API through
 ## @connectrpc/connect-node, the MCP service through @modelcontextprotocol/sdk, and the
 ## MCP conformance suite on Node 22 (scripts/interop.sh; clients/ts; docs/MCP.md).

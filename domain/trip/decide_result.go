@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/roadbook/roadbook/domain/thirdparty"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
 
@@ -37,10 +38,11 @@ func decideRouteImported(s State, c RecordRouteImported) ([]Event, error) {
 	if s.RouteImport.Status != ComputationRequested {
 		return nil, nil // an import is never superseded; a redelivery records nothing
 	}
-	if err := validateRoute(c.Route); err != nil {
+	route := c.Route.cleaned()
+	if err := validateRoute(route); err != nil {
 		return nil, err
 	}
-	return []Event{routeImportedPB(c.Route)}, nil
+	return []Event{routeImportedPB(route)}, nil
 }
 
 func decideRouteImportFailed(s State, c RecordRouteImportFailed) ([]Event, error) {
@@ -141,7 +143,7 @@ func decideAccommodationsFound(s State, c RecordAccommodationsFound) ([]Event, e
 		}
 		sa := &eventsv1.StageAccommodations{StageIndex: uint32(f.Stage.Index), StageContentHash: f.Stage.ContentHash}
 		for _, a := range f.Candidates {
-			sa.Candidates = append(sa.Candidates, accommodationPB(a))
+			sa.Candidates = append(sa.Candidates, accommodationPB(a.cleaned()))
 		}
 		ev.Stages = append(ev.Stages, sa)
 	}
@@ -276,7 +278,7 @@ func decideLabels(s State, c RecordLabels) ([]Event, error) {
 		}
 		ev.Labels = append(ev.Labels, &eventsv1.StageLabel{
 			StageIndex: uint32(l.Stage.Index), StageContentHash: l.Stage.ContentHash,
-			StartLabel: capRunes(l.Start, MaxTitleChars), EndLabel: capRunes(l.End, MaxTitleChars),
+			StartLabel: capRunes(thirdparty.Clean(l.Start), MaxTitleChars), EndLabel: capRunes(thirdparty.Clean(l.End), MaxTitleChars),
 		})
 	}
 	if len(ev.Labels) == 0 {

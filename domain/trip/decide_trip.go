@@ -41,7 +41,8 @@ func decideCreate(s State, c Create) ([]Event, error) {
 		return []Event{created}, nil
 	}
 	u := c.Upload
-	if err := validateRoute(u.Route); err != nil {
+	route := u.Route.cleaned()
+	if err := validateRoute(route); err != nil {
 		return nil, err
 	}
 	if u.SizeBytes < 0 || u.SizeBytes > MaxUploadBytes {
@@ -53,7 +54,7 @@ func decideCreate(s State, c Create) ([]Event, error) {
 	created.Source = &eventsv1.TripCreated_Upload{Upload: &eventsv1.UploadSource{
 		RouteHash: u.Route.Hash, Filename: u.Filename, SizeBytes: uint64(u.SizeBytes),
 	}}
-	return []Event{created, routeImportedPB(u.Route)}, nil
+	return []Event{created, routeImportedPB(route)}, nil
 }
 
 // validateRoute checks an import result before it is recorded.

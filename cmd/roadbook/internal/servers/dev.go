@@ -169,7 +169,7 @@ func (d *devInstance) start(ctx context.Context) error {
 
 	wcfg := workerserver.Config{Store: store, NATS: nc, Logger: d.log, Registry: processRegistry(),
 		DrainTimeout: f.shutdown, TracerProvider: tr.Provider}
-	wf := workerFlags{geocoder: "gazetteer"}
+	wf := workerFlags{geocoder: "gazetteer", streamReplicas: 1} // one embedded NATS server
 	if err := wf.apply(&wcfg); err != nil {
 		return err
 	}

@@ -16,6 +16,11 @@ type workerFlags struct {
 	geocoder, nominatimURL, userAgent, consumer string
 	komootURL, stravaURL, rwgpsURL              string
 	overpassURL, openMeteoURL, osrmURL          string
+	// streamReplicas is the replica count of EVENTS, JOBS and the worker's
+	// KV buckets: 1 on one NATS server, 3 on a 3-node cluster (deploy/k8s
+	// prod). replicasErr is a malformed $ROADBOOK_STREAM_REPLICAS.
+	streamReplicas int
+	replicasErr    error
 }
 
 // register adds the worker's flags, defaulting to their ROADBOOK_* variables.
@@ -30,10 +35,25 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&w.overpassURL, "overpass-url", envflag.Env("ROADBOOK_OVERPASS_URL", ""), "Overpass API base URL; empty: POI and accommodation rules off ($ROADBOOK_OVERPASS_URL)")
 	fs.StringVar(&w.openMeteoURL, "openmeteo-url", envflag.Env("ROADBOOK_OPENMETEO_URL", ""), "Open-Meteo base URL; empty: weather rules off ($ROADBOOK_OPENMETEO_URL)")
 	fs.StringVar(&w.osrmURL, "osrm-url", envflag.Env("ROADBOOK_OSRM_URL", ""), "OSRM-compatible routing base URL; empty: off ($ROADBOOK_OSRM_URL)")
+	var replicas int
+	replicas, w.replicasErr = envflag.Int("ROADBOOK_STREAM_REPLICAS", workerserver.DefaultStreamOptions().Replicas)
+	fs.IntVar(&w.streamReplicas, "stream-replicas", replicas, "replicas of the EVENTS and JOBS streams and the worker's KV buckets: 1 on one NATS server, 3 on a 3-node cluster ($ROADBOOK_STREAM_REPLICAS)")
 }
 
 // apply checks the settings and writes them into cfg.
 func (w *workerFlags) apply(cfg *workerserver.Config) error {
+	if w.replicasErr != nil {
+		return w.replicasErr
+	}
+	if w.streamReplicas < 1 || w.streamReplicas > 5 {
+		return fmt.Errorf("--stream-replicas %d is not 1..5 (1 on one NATS server, 3 on a 3-node cluster)", w.streamReplicas)
+	}
+	streams := workerserver.DefaultStreamOptions()
+	if cfg.Streams != nil {
+		streams = *cfg.Streams
+	}
+	streams.Replicas = w.streamReplicas
+	cfg.Streams = &streams
 	switch w.geocoder {
 	case workerserver.GeocoderGazetteer, workerserver.GeocoderNominatim, workerserver.GeocoderNone:
 	default:

@@ -35,6 +35,21 @@ func TestWorkerFlags(t *testing.T) {
 		require.Equal(t, "https://komoot.example", cfg.KomootURL)
 		require.Equal(t, "roadbook-worker-b", cfg.Consumers.Durable)
 		require.Empty(t, cfg.OSRMURL, "a provider without a URL stays off")
+		require.Equal(t, 1, cfg.Streams.Replicas, "one replica unless told: one NATS server")
+	})
+	t.Run("the stream replica count reaches the worker's stream options", func(t *testing.T) {
+		t.Parallel()
+		cfg, err := parse(t, "--stream-replicas", "3")
+		require.NoError(t, err)
+		require.Equal(t, 3, cfg.Streams.Replicas)
+		require.Equal(t, workerserver.DefaultStreamOptions().Duplicates, cfg.Streams.Duplicates, "the other stream settings keep their defaults")
+	})
+	t.Run("a replica count outside 1..5 is refused naming the flag", func(t *testing.T) {
+		t.Parallel()
+		_, err := parse(t, "--stream-replicas", "0")
+		require.ErrorContains(t, err, "--stream-replicas 0")
+		_, err = parse(t, "--stream-replicas", "7")
+		require.ErrorContains(t, err, "--stream-replicas 7")
 	})
 	t.Run("an unknown geocoder is refused naming it", func(t *testing.T) {
 		t.Parallel()

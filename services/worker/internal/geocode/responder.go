@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/roadbook/roadbook/domain/thirdparty"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/geocoding"
 )
@@ -201,9 +202,13 @@ func (r *Responder) reverse(ctx context.Context, data []byte) ([]byte, error) {
 	return proto.Marshal(&roadbookv1.ReversePlaceResponse{Place: placePB(p)})
 }
 
+// placePB is a place as the API answers it. The names are the geocoder's
+// (third-party) text and leave the worker cleaned of format characters
+// (package thirdparty): search and reverse answers go to agents without
+// passing through the trip aggregate, which cleans the labels it stores.
 func placePB(p Place) *roadbookv1.Place {
 	return &roadbookv1.Place{
-		Name: p.Name, DisplayName: p.DisplayName, Type: p.Type,
+		Name: thirdparty.Clean(p.Name), DisplayName: thirdparty.Clean(p.DisplayName), Type: thirdparty.Clean(p.Type),
 		Location: &roadbookv1.LatLon{Lat: p.Lat, Lon: p.Lon},
 	}
 }
