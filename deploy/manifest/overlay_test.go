@@ -12,7 +12,7 @@ import (
 )
 
 // wantPorts are the container ports the services listen on (ARCHITECTURE §7,
-// MCP.md); ROADBOOK_HTTP_ADDR must agree.
+// MCP §9); ROADBOOK_HTTP_ADDR must agree.
 var wantPorts = map[string]int32{"roadbook-api": 8080, "roadbook-mcp": 8090, "roadbook-worker": 9090}
 
 func TestDeployments(t *testing.T) {
@@ -68,6 +68,8 @@ func TestDeployments(t *testing.T) {
 		require.Zero(t, kinds(objs)["Secret"], "production secrets never come from the repository")
 		in := find(t, objs, "Ingress", "roadbook-api").Typed.(*networkingv1.Ingress)
 		require.NotContains(t, in.Spec.Rules[0].Host, "example.com", "prod sets its own host")
+		cm := find(t, objs, "ConfigMap", "roadbook-config").Typed.(*corev1.ConfigMap)
+		require.Equal(t, "3", cm.Data["ROADBOOK_STREAM_REPLICAS"], "the 3-node NATS cluster keeps streams and buckets at R3")
 	})
 
 	t.Run("api and mcp run GOGC=400 under a GOMEMLIMIT below their memory limit", func(t *testing.T) {

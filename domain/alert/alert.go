@@ -30,8 +30,12 @@ const (
 	// CodeContinuityGapWarning: more than 100 m (and at most 500 m) between a
 	// stage end and the next stage start.
 	CodeContinuityGapWarning Code = "continuity_gap_warning"
-	// CodeElevationGain: a stage climbs more than 1200 m.
+	// CodeElevationGain: a stage climbs more than the rider climbs in a day
+	// (DailyClimbM).
 	CodeElevationGain Code = "elevation_gain"
+	// CodeStageOverCapacity: a stage takes more riding time than the
+	// rider's daily hours, or more km than their daily cap.
+	CodeStageOverCapacity Code = "stage_over_capacity"
 	// CodeSteepGradient: at least 500 m of consecutive segments each at 8 % or
 	// more.
 	CodeSteepGradient Code = "steep_gradient"
@@ -41,15 +45,17 @@ const (
 	// CodeSunsetArrivalAfterTwilight: the estimated arrival is after the end
 	// of civil twilight at the stage end.
 	CodeSunsetArrivalAfterTwilight Code = "sunset_arrival_after_twilight"
-	// CodeRestDaySuggested: three riding days in a row with more to come.
+	// CodeRestDaySuggested: as many riding days in a row as bring the
+	// rider's days down to the fatigue floor (or longer than their planned
+	// rhythm), with more to come.
 	CodeRestDaySuggested Code = "rest_day_suggested"
 	// CodeCalendarSunday: the stage is ridden on a Sunday (shops closed).
 	CodeCalendarSunday Code = "calendar_sunday"
 	// CodeCalendarPublicHoliday: the stage is ridden on a public holiday of
 	// a country it passes through.
 	CodeCalendarPublicHoliday Code = "calendar_public_holiday"
-	// CodePacingOverCapacity: the dates leave too few days for the daily cap
-	// (raised by the pacing engine, DOMAIN §3).
+	// CodePacingOverCapacity: the dates leave too few days for the rider's
+	// daily hours or the daily cap (raised by the pacing engine).
 	CodePacingOverCapacity Code = "pacing_over_capacity"
 	// CodeHeadwind: a headwind of 25 km/h or more on at least 60 % of the
 	// stages (trip-wide).
@@ -102,7 +108,8 @@ type Alert struct {
 	Lat, Lon float64
 	// Value is the measured quantity that triggered the rule, so clients can
 	// render it without parsing Message: metres for continuity gaps, metres of
-	// D+ for elevation_gain, mean gradient in % for steep_gradient, km for
+	// D+ for elevation_gain, riding hours for stage_over_capacity, the run
+	// of riding days for rest_day_suggested, mean gradient in % for steep_gradient, km for
 	// ebike_range_exceeded, local arrival hour for the sunset rule, the
 	// comfort index, or the share of headwind stages (0–1). Zero otherwise.
 	Value float64

@@ -3,15 +3,40 @@ package alert
 import (
 	"fmt"
 	"math"
+
+	"github.com/roadbook/roadbook/domain/pacing"
 )
 
-// elevationGainLimitM is the D+ above which a stage is flagged (DOMAIN §5).
-const elevationGainLimitM = 1200.0
+// Tolerances of the day-size rules (docs/ALERTS.md): a day the engine cut
+// meets its targets to the second and the cap to the metre, so these only
+// absorb what re-measuring a stage can move (the grade window and the
+// climbing-run rule at its ends); a day made too big by an edit passes them
+// by far.
+const (
+	// overCapacityTolerance is how far a day's riding time may exceed the
+	// rider's daily hours before stage_over_capacity fires.
+	overCapacityTolerance = 0.15
+	// overCapToleranceKm is how far a day may pass maxDistancePerDay.
+	overCapToleranceKm = 0.5
+	// climbTolerance is how far a day's D+ may exceed what the rider
+	// climbs in a day before elevation_gain fires (D+ is counted on the raw
+	// points, the model climbs the smoothed line).
+	climbTolerance = 0.1
+)
 
-// elevationGain flags a stage climbing more than 1200 m and suggests
+// DailyClimbM is the most a rider climbs in a day: their daily riding hours
+// at the effort model's climbing rate (pacing.Model.ClimbMetresPerHour), the
+// elevation_gain threshold.
+func DailyClimbM(set Settings) float64 {
+	return set.DailyRidingHours * pacing.NewModel(set).ClimbMetresPerHour()
+}
+
+// elevationGain flags a stage climbing more than the rider climbs in a day
+// (DailyClimbM), which no day the engine sized can do, and suggests
 // splitting it at half its distance.
-func elevationGain(s Stage) (Alert, bool) {
-	if s.RestDay || s.AscentM <= elevationGainLimitM {
+func elevationGain(s Stage, set Settings, m pacing.Model) (Alert, bool) {
+	limit := set.DailyRidingHours * m.ClimbMetresPerHour()
+	if s.RestDay || s.AscentM <= limit*(1+climbTolerance) {
 		return Alert{}, false
 	}
 	km := s.DistanceM / 1000
@@ -19,17 +44,62 @@ func elevationGain(s Stage) (Alert, bool) {
 		Code:       CodeElevationGain,
 		Severity:   SeverityWarning,
 		StageIndex: s.Index,
-		Message:    fmt.Sprintf("Stage %d climbs %.0f m (more than %.0f m); consider splitting it at %.1f km.", s.Index+1, s.AscentM, elevationGainLimitM, km/2),
-		Value:      s.AscentM,
-		Action:     &Action{Kind: ActionSplitStage, AtKm: km / 2},
+		Message: fmt.Sprintf("Stage %d climbs %.0f m, more than the %.0f m you climb in a %s riding day; consider splitting it at %.1f km.",
+			s.Index+1, s.AscentM, limit, hoursText(set.DailyRidingHours), km/2),
+		Value:  s.AscentM,
+		Action: &Action{Kind: ActionSplitStage, AtKm: km / 2},
 	}, true
 }
 
-// EbikeRangeKm is the DOMAIN §5 e-bike battery range of a day climbing
-// ascentM: 80 km on the flat, 1 km less per 25 m of climbing, never negative.
-func EbikeRangeKm(ascentM float64) float64 {
-	return math.Max(0, 80-ascentM/25)
+// overCapacity flags a stage longer than the rider's day: more riding time
+// than dailyRidingHours (15 % over), or more km than maxDistancePerDay. A day
+// the engine sized is within both; a day an edit made too big is not. The
+// suggested split is where the riding time reaches the rider's day (or at
+// the cap).
+func overCapacity(s Stage, set Settings, m pacing.Model) (Alert, bool) {
+	if s.RestDay || s.DistanceM <= 0 {
+		return Alert{}, false
+	}
+	km := s.DistanceM / 1000
+	ridingH := ridingSeconds(s, m) / 3600
+	overTime := ridingH > set.DailyRidingHours*(1+overCapacityTolerance)
+	overKm := km > set.MaxDistancePerDayKm+overCapToleranceKm
+	if !overTime && !overKm {
+		return Alert{}, false
+	}
+	at := math.Min(km*set.DailyRidingHours/ridingH, set.MaxDistancePerDayKm)
+	if !overTime {
+		at = set.MaxDistancePerDayKm
+	}
+	msg := fmt.Sprintf("Stage %d is %s of riding, more than your %s day; consider splitting it at %.1f km.",
+		s.Index+1, hoursText(ridingH), hoursText(set.DailyRidingHours), at)
+	if !overTime {
+		msg = fmt.Sprintf("Stage %d is %.1f km, more than your %.0f km a day; consider splitting it at %.1f km.",
+			s.Index+1, km, set.MaxDistancePerDayKm, at)
+	}
+	return Alert{
+		Code:       CodeStageOverCapacity,
+		Severity:   SeverityWarning,
+		StageIndex: s.Index,
+		Message:    msg,
+		Value:      ridingH,
+		Action:     &Action{Kind: ActionSplitStage, AtKm: math.Round(at*10) / 10},
+	}, true
 }
+
+// hoursText writes hours as "6 h" or "5 h 24 min".
+func hoursText(h float64) string {
+	m := int(math.Round(h * 60))
+	if m%60 == 0 {
+		return fmt.Sprintf("%d h", m/60)
+	}
+	return fmt.Sprintf("%d h %02d min", m/60, m%60)
+}
+
+// EbikeRangeKm is the e-bike battery range of a day climbing ascentM
+// (pacing.EbikeRangeKm: 80 km on the flat, 1 km less per 25 m of climbing,
+// never negative); the engine keeps e-bike days within it.
+func EbikeRangeKm(ascentM float64) float64 { return pacing.EbikeRangeKm(ascentM) }
 
 // ebikeRange flags, in e-bike mode, a stage longer than the range left after
 // its climbing; the suggested split is at the range.

@@ -3,11 +3,18 @@ package alert
 import (
 	"testing"
 
+	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/stretchr/testify/require"
 )
 
 func TestElevationGain(t *testing.T) {
 	t.Parallel()
+	set := DefaultSettings()
+	m := pacing.NewModel(set)
+	limit := DailyClimbM(set)
+	// The intermediate rider climbs ≈ 576 m an hour at most: ≈ 3,450 m in 6 h.
+	require.InDelta(t, 6*m.ClimbMetresPerHour(), limit, 1e-9)
+	require.InDelta(t, 3450, limit, 50)
 	cases := []struct {
 		name    string
 		ascent  float64
@@ -15,16 +22,17 @@ func TestElevationGain(t *testing.T) {
 		want    bool
 		splitKm float64
 	}{
-		{"1200 m exactly is fine", 1200, false, false, 0},
-		{"1201 m suggests splitting at half distance", 1201, false, true, 45},
-		{"a rest day never climbs", 2000, true, false, 0},
+		{"1,300 m, which used to be flagged, is a day the rider can ride", 1300, false, false, 0},
+		{"the rider's daily climb plus the tolerance is fine", limit * 1.1, false, false, 0},
+		{"more suggests splitting at half distance", limit*1.1 + 1, false, true, 45},
+		{"a rest day never climbs", 9000, true, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s := riding(2, lyon, north(lyon, 90000), 90, c.ascent)
 			s.RestDay = c.rest
-			a, ok := elevationGain(s)
+			a, ok := elevationGain(s, set, m)
 			require.Equal(t, c.want, ok)
 			if ok {
 				require.Equal(t, CodeElevationGain, a.Code)
@@ -32,9 +40,74 @@ func TestElevationGain(t *testing.T) {
 				require.Equal(t, 2, a.StageIndex)
 				require.Equal(t, &Action{Kind: ActionSplitStage, AtKm: c.splitKm}, a.Action)
 				require.Equal(t, c.ascent, a.Value)
+				require.Contains(t, a.Message, "6 h riding day")
 			}
 		})
 	}
+
+	t.Run("the threshold follows the rider: an expert climbs more in a longer day", func(t *testing.T) {
+		t.Parallel()
+		require.Greater(t, DailyClimbM(pacing.PresetExpert.Apply(set)), DailyClimbM(pacing.PresetBeginner.Apply(set))*2)
+		e := set
+		e.EbikeMode = true
+		require.Greater(t, DailyClimbM(e), limit*1.5)
+	})
+}
+
+func TestOverCapacity(t *testing.T) {
+	t.Parallel()
+	set := DefaultSettings() // 6 h a day, 150 km cap, 18 km/h on the flat
+	m := pacing.NewModel(set)
+	cases := []struct {
+		name    string
+		km      float64
+		ascent  float64
+		want    bool
+		splitKm float64
+	}{
+		{"a flat day of the rider's 6 h (108 km) is fine", 108, 0, false, 0},
+		{"6 h 54 min (124 km) is within the 15 % tolerance", 124, 0, false, 0},
+		{"125 km (6.9 h) is over the rider's day: split where 6 h are ridden", 125, 0, true, 108},
+		{"a climbing day over 6 h with few km (3,500 m up in 70 km)", 70, 3500, true, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			a, ok := overCapacity(riding(1, lyon, north(lyon, c.km*1000), c.km, c.ascent), set, m)
+			require.Equal(t, c.want, ok)
+			if ok {
+				require.Equal(t, CodeStageOverCapacity, a.Code)
+				require.Equal(t, ActionSplitStage, a.Action.Kind)
+				if c.splitKm > 0 {
+					require.InDelta(t, c.splitKm, a.Action.AtKm, 0.1)
+				}
+				require.Greater(t, a.Value, 6.9)
+				require.Contains(t, a.Message, "more than your 6 h day")
+			}
+		})
+	}
+
+	t.Run("a day over the km cap fires even when the rider would have the hours", func(t *testing.T) {
+		t.Parallel()
+		s := set
+		s.DailyRidingHours = 12
+		a, ok := overCapacity(riding(1, lyon, north(lyon, 160000), 160, 0), s, pacing.NewModel(s))
+		require.True(t, ok)
+		require.Equal(t, 150.0, a.Action.AtKm)
+		require.Contains(t, a.Message, "more than your 150 km a day")
+		_, ok = overCapacity(riding(1, lyon, north(lyon, 150400), 150.4, 0), s, pacing.NewModel(s))
+		require.False(t, ok, "within half a km of the cap")
+	})
+
+	t.Run("two engine days merged by an edit make a day too big", func(t *testing.T) {
+		t.Parallel()
+		stages := chain(lyon, 2, 100)
+		merged := riding(0, stages[0].Start, stages[1].End, 200, 0)
+		_, ok := overCapacity(stages[0], set, m)
+		require.False(t, ok)
+		_, ok = overCapacity(merged, set, m)
+		require.True(t, ok)
+	})
 }
 
 func TestEbikeRange(t *testing.T) {
@@ -58,7 +131,9 @@ func TestEbikeRange(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s := riding(0, lyon, north(lyon, c.km*1000), c.km, c.climb)
-			a, ok := ebikeRange(s, Settings{AverageSpeedKmh: 15, DepartureHour: 8, EbikeMode: c.ebike})
+			set := DefaultSettings()
+			set.EbikeMode = c.ebike
+			a, ok := ebikeRange(s, set)
 			require.Equal(t, c.want, ok)
 			if ok {
 				require.Equal(t, CodeEbikeRangeExceeded, a.Code)

@@ -1,11 +1,15 @@
 package alert
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/roadbook/roadbook/domain/pacing"
+)
 
 // Evaluate runs every geometry-only rule of DOMAIN §5 over a trip's stages
 // and returns the alerts in a deterministic order: by stage, and within a
 // stage in this rule order — continuity gap before it, elevation_gain,
-// steep_gradient (along the stage), ebike_range_exceeded,
+// stage_over_capacity, steep_gradient (along the stage), ebike_range_exceeded,
 // sunset_arrival_after_twilight, rest_day_suggested, calendar_sunday,
 // calendar_public_holiday. pacing_over_capacity is the pacing engine's and
 // the weather and OSM rules are the worker's.
@@ -15,9 +19,10 @@ import "fmt"
 // stage has a date. Invalid input gives an error wrapping ErrInvalidInput;
 // a failed zone lookup one wrapping ErrNoZone.
 func Evaluate(stages []Stage, set Settings, zones ZoneFinder) ([]Alert, error) {
-	if err := set.Validate(); err != nil {
+	if err := checkSettings(set); err != nil {
 		return nil, err
 	}
+	model := pacing.NewModel(set)
 	for i, s := range stages {
 		if err := s.validate(i); err != nil {
 			return nil, err
@@ -27,7 +32,7 @@ func Evaluate(stages []Stage, set Settings, zones ZoneFinder) ([]Alert, error) {
 		}
 	}
 	rest := map[int]Alert{}
-	for _, a := range restDays(stages) {
+	for _, a := range restDays(stages, set) {
 		rest[a.StageIndex] = a
 	}
 	var out []Alert
@@ -37,14 +42,17 @@ func Evaluate(stages []Stage, set Settings, zones ZoneFinder) ([]Alert, error) {
 				out = append(out, a)
 			}
 		}
-		if a, ok := elevationGain(s); ok {
+		if a, ok := elevationGain(s, set, model); ok {
+			out = append(out, a)
+		}
+		if a, ok := overCapacity(s, set, model); ok {
 			out = append(out, a)
 		}
 		out = append(out, steepGradients(s)...)
 		if a, ok := ebikeRange(s, set); ok {
 			out = append(out, a)
 		}
-		a, ok, err := sunsetArrival(s, set, zones)
+		a, ok, err := sunsetArrival(s, set, model, zones)
 		if err != nil {
 			return nil, fmt.Errorf("stage %d sunset rule: %w", i, err)
 		}

@@ -28,24 +28,26 @@ func TestEvaluate(t *testing.T) {
 	for i := range stages {
 		stages[i].Date = time.Date(2024, time.July, 12+i, 0, 0, 0, 0, time.UTC)
 	}
-	stages[1].AscentM = 1300                     // elevation_gain; e-bike range 28 km < 60 km
+	stages[1].AscentM = 8000                     // elevation_gain (an e-bike climbs it within the day); e-bike range 0 km < 60 km
 	stages[2].Start = north(stages[1].End, 300)  // continuity warning
 	stages[3].Start = north(stages[2].End, 2000) // continuity critical
-	stages[4].DistanceM = 210000                 // arrives after twilight
-	stages[4].Points = profile([]float64{10, 10, 10, 10, 10}, nil)
-	set := Settings{AverageSpeedKmh: 15, DepartureHour: 8, EbikeMode: true}
+	stages[4].DistanceM = 210000                 // arrives after twilight, over the rider's day
+	stages[0].Points = profile([]float64{10, 10, 10, 10, 10}, nil)
+	set := DefaultSettings()
+	set.AverageSpeedKmh, set.EbikeMode = 15, true
 
 	got, err := Evaluate(stages, set, zones(t))
 	require.NoError(t, err)
 	require.Equal(t, []found{
+		{0, CodeSteepGradient},
 		{1, CodeElevationGain},
 		{1, CodeEbikeRangeExceeded},
 		{2, CodeContinuityGapWarning},
-		{2, CodeRestDaySuggested},
 		{2, CodeCalendarSunday},
 		{2, CodeCalendarPublicHoliday},
 		{3, CodeContinuityGapCritical},
-		{4, CodeSteepGradient},
+		{3, CodeRestDaySuggested},
+		{4, CodeStageOverCapacity},
 		{4, CodeEbikeRangeExceeded},
 		{4, CodeSunsetArrivalAfterTwilight},
 	}, summary(got))
@@ -61,10 +63,10 @@ func TestEvaluateWithoutDates(t *testing.T) {
 	t.Parallel()
 	t.Run("an undated trip needs no zone finder and skips the date rules", func(t *testing.T) {
 		t.Parallel()
-		stages := chain(lyon, 4, 200)
+		stages := chain(lyon, 5, 100)
 		got, err := Evaluate(stages, DefaultSettings(), nil)
 		require.NoError(t, err)
-		require.Equal(t, []found{{2, CodeRestDaySuggested}}, summary(got))
+		require.Equal(t, []found{{3, CodeRestDaySuggested}}, summary(got))
 	})
 	t.Run("an empty trip has no alerts", func(t *testing.T) {
 		t.Parallel()
@@ -81,8 +83,8 @@ func TestEvaluateRefusesBadInput(t *testing.T) {
 		mutate func([]Stage, *Settings)
 		want   string
 	}{
-		{"a speed out of range", func(_ []Stage, s *Settings) { s.AverageSpeedKmh = 60 }, "averageSpeed 60"},
-		{"a departure hour out of range", func(_ []Stage, s *Settings) { s.DepartureHour = 24 }, "departureHour 24"},
+		{"a speed out of range", func(_ []Stage, s *Settings) { s.AverageSpeedKmh = 60 }, "averageSpeed: 60"},
+		{"a departure hour out of range", func(_ []Stage, s *Settings) { s.DepartureHour = 24 }, "departureHour: 24"},
 		{"stages out of order", func(st []Stage, _ *Settings) { st[1].Index = 2 }, "position 1 has index 2"},
 		{"a NaN distance", func(st []Stage, _ *Settings) { st[0].DistanceM = math.NaN() }, "stage 0 distance NaN"},
 		{"a negative ascent", func(st []Stage, _ *Settings) { st[1].AscentM = -5 }, "stage 1 ascent -5"},

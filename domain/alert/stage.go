@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/route"
 )
 
@@ -29,8 +30,10 @@ type Stage struct {
 	DistanceM, AscentM, DescentM float64
 	// RestDay marks a 0 km rest day.
 	RestDay bool
-	// Points is the stage geometry, used by the gradient rule; it may be
-	// empty, in which case that rule has nothing to check.
+	// Points is the stage geometry (the 20 m decimated line), used by the
+	// gradient rule and the rider time; it may be empty, in which case the
+	// gradient rule has nothing to check and the rider time falls back on
+	// the distance and D+ (pacing.Model.StatsSeconds).
 	Points []route.Point
 	// Country optionally forces the ISO 3166-1 alpha-2 country used for
 	// public holidays; empty means "every country the stage passes
@@ -38,29 +41,20 @@ type Stage struct {
 	Country string
 }
 
-// Settings are the trip settings the rules read (DOMAIN §1).
-type Settings struct {
-	// AverageSpeedKmh is the rider's flat-ground speed, 5–50.
-	AverageSpeedKmh float64
-	// DepartureHour is the local hour of departure, 0–23.
-	DepartureHour int
-	// EbikeMode enables the e-bike range rule.
-	EbikeMode bool
-}
+// Settings are the trip settings the rules read: the pacing engine's own, so
+// the planner and the alerts judge a day by one effort model, one daily
+// capacity and one fatigue rhythm (docs/design/PACING.md).
+type Settings = pacing.Settings
 
-// DefaultSettings returns the DOMAIN §1 defaults, so callers and tests do not
+// DefaultSettings returns a new trip's settings, so callers and tests do not
 // repeat the numbers.
-func DefaultSettings() Settings {
-	return Settings{AverageSpeedKmh: 15, DepartureHour: 8}
-}
+func DefaultSettings() Settings { return pacing.Defaults() }
 
-// Validate reports settings outside the DOMAIN §1 ranges.
-func (s Settings) Validate() error {
-	if !(s.AverageSpeedKmh >= 5 && s.AverageSpeedKmh <= 50) {
-		return fmt.Errorf("%w: averageSpeed %v km/h is outside 5–50", ErrInvalidInput, s.AverageSpeedKmh)
-	}
-	if s.DepartureHour < 0 || s.DepartureHour > 23 {
-		return fmt.Errorf("%w: departureHour %d is outside 0–23", ErrInvalidInput, s.DepartureHour)
+// checkSettings refuses settings the engine would refuse, wrapping
+// ErrInvalidInput with the engine's message (which names the field).
+func checkSettings(s Settings) error {
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
 	return nil
 }

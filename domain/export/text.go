@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/roadbook/roadbook/domain/route"
 )
 
 // MaxTextResupplyPerKind bounds the resupply points the text roadbook lists
@@ -105,7 +107,6 @@ const (
 //	<title, or "Untitled trip">
 //	Total: <km> km, ↑<D+> m ↓<D−> m
 //	Source: <source URL, or "uploaded file">
-//	<blank line>
 //	[Weather: the trip has no dates, so there is no forecast]         (no stage dated)
 //	<blank line>
 //	<date>: <km> km, ↑<D+> m ↓<D−> m, <accommodation>, <min>–<max> €   (riding day)
@@ -118,7 +119,8 @@ const (
 //	Budget: <min>–<max> €
 //
 // Distances have one decimal (0.1 km), climbs whole metres (halves away from
-// zero); the totals are sums over the stages. "↑X m ↓Y m" reads "elevation
+// zero); the totals are route.Totals over the riding days, the sums every
+// other view states. "↑X m ↓Y m" reads "elevation
 // unknown" when the route has no elevation (for the total: when any riding day lacks it). <date> is
 // the stage date as YYYY-MM-DD, or "Day N" (N = position from 1) when the
 // stage has none. <accommodation> is the chosen accommodation's name, "no
@@ -153,7 +155,8 @@ func WriteText(w io.Writer, t Trip) error {
 		source = "uploaded file"
 	}
 
-	var distM, ascentM, descentM, budgetMin, budgetMax float64
+	var total route.Totals
+	var budgetMin, budgetMax float64
 	eleKnown := true
 	lines := make([]string, 0, len(t.Stages))
 	for i, s := range t.Stages {
@@ -164,16 +167,14 @@ func WriteText(w io.Writer, t Trip) error {
 		if s.RestDay {
 			what = "rest day"
 		} else {
-			distM += s.DistanceM
-			ascentM += s.AscentM
-			descentM += s.DescentM
+			total.Add(s.DistanceM, s.AscentM, s.DescentM)
 			eleKnown = eleKnown && !s.ElevationUnknown
 			what = formatKm(s.DistanceM) + ", " + formatClimb(s.AscentM, s.DescentM, !s.ElevationUnknown)
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s, %s, %s", dayLabel(s, i), what, stageLodging(t.Stages, i), formatRange(lo, hi)))
 	}
 
-	fmt.Fprintf(bw, "%s\nTotal: %s, %s\nSource: %s\n", title, formatKm(distM), formatClimb(ascentM, descentM, eleKnown), source)
+	fmt.Fprintf(bw, "%s\nTotal: %s, %s\nSource: %s\n", title, formatKm(total.DistanceM), formatClimb(total.AscentM, total.DescentM, eleKnown), source)
 	dated := slices.ContainsFunc(t.Stages, func(s Stage) bool { return !s.Date.IsZero() })
 	if !dated {
 		fmt.Fprintln(bw, "Weather: the trip has no dates, so there is no forecast")

@@ -104,7 +104,7 @@ func (p *profile) slice(from, to cut) []route.Point {
 // shaving tens of metres per day, so the days would neither add up to the
 // route nor meet the cap exactly. Every raw point of the span already lies
 // within 20 m of the slice (the interpolated cut points lie on a chord).
-func buildStage(p *profile, from, to cut) Stage {
+func buildStage(p *profile, m Model, from, to cut) Stage {
 	geom := p.slice(from, to)
 	gain, loss := route.Elevation(p.raw[from.raw : to.raw+1])
 	return Stage{
@@ -116,6 +116,7 @@ func buildStage(p *profile, from, to cut) Stage {
 		Geometry:  geom,
 		RawFrom:   from.raw,
 		RawTo:     to.raw,
+		RidingS:   m.StageSeconds(geom, gain),
 	}
 }
 
@@ -136,7 +137,7 @@ func distinctPoints(geom []route.Point) int {
 // re-measuring the merged day from its new ends. It only bites on degenerate
 // input (a vertical step in the data, a route shorter than a metre), since
 // every target is at least the floor of effort.
-func fold(p *profile, days []Stage) []Stage {
+func fold(p *profile, m Model, days []Stage) []Stage {
 	out := make([]Stage, 0, len(days))
 	for i := 0; i < len(days); i++ {
 		st := days[i]
@@ -146,11 +147,11 @@ func fold(p *profile, days []Stage) []Stage {
 		}
 		if i+1 < len(days) {
 			next := days[i+1]
-			days[i+1] = mergeStages(p, st, next)
+			days[i+1] = mergeStages(p, m, st, next)
 			continue
 		}
 		if len(out) > 0 {
-			out[len(out)-1] = mergeStages(p, out[len(out)-1], st)
+			out[len(out)-1] = mergeStages(p, m, out[len(out)-1], st)
 			continue
 		}
 		out = append(out, st)
@@ -160,13 +161,13 @@ func fold(p *profile, days []Stage) []Stage {
 
 // mergeStages joins two consecutive riding days into one, keeping the first
 // day's weight and summing their targets.
-func mergeStages(p *profile, a, b Stage) Stage {
+func mergeStages(p *profile, m Model, a, b Stage) Stage {
 	geom := append(append([]route.Point(nil), a.Geometry...), b.Geometry[1:]...)
 	gain, loss := route.Elevation(p.raw[a.RawFrom : b.RawTo+1])
 	return Stage{
 		Start: geom[0], End: geom[len(geom)-1], DistanceM: route.Length(geom),
 		AscentM: gain, DescentM: loss, Geometry: geom,
 		RawFrom: a.RawFrom, RawTo: b.RawTo,
-		Weight: a.Weight, TargetEffortKm: a.TargetEffortKm + b.TargetEffortKm,
+		Weight: a.Weight, TargetS: a.TargetS + b.TargetS, RidingS: m.StageSeconds(geom, gain),
 	}
 }

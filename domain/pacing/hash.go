@@ -12,24 +12,31 @@ import (
 )
 
 // Hash is a SHA-256 content hash. Results are keyed by content, not by version
-// (ARCHITECTURE §3): a stages result is for (route hash, SettingsHash), an
-// analysis result for a stage's ContentHash; a result whose key no longer
-// matches is superseded.
+// (ARCHITECTURE §3). The keys production uses are the trip's
+// (trip.Settings.PacingHash, trip.StageContentHash); SettingsHash and
+// Stage.ContentHash below are the engine's own, used only by its tests.
 type Hash [32]byte
 
 // String is the hash in lower-case hex, as stored in events.
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 
 // SettingsHash hashes the settings that move the stage split — fatigue
-// factor, elevation penalty, km cap, the dates and the rest days — and
-// nothing else, so changing the average speed or the e-bike mode does not
-// supersede a stages result. Rest days are a set: their order does not count.
+// factor, elevation penalty, km cap, flat speed, daily riding hours, the
+// planned rest-day rhythm, the e-bike mode, the dates and the rest days —
+// and nothing else, so changing the departure hour does not supersede a
+// stages result. Rest days are a set: their order does not count. The
+// engine version is part of it: a plan cut by another engine is another
+// plan.
 func SettingsHash(s Settings) Hash {
 	h := sha256.New()
-	h.Write([]byte("roadbook/pacing/settings/v1\x00"))
+	h.Write([]byte("roadbook/pacing/settings/v2\x00"))
 	writeFloat(h, s.FatigueFactor)
 	writeFloat(h, s.ElevationPenalty)
 	writeFloat(h, s.MaxDistancePerDayKm)
+	writeFloat(h, s.AverageSpeedKmh)
+	writeFloat(h, s.DailyRidingHours)
+	writeUint(h, uint64(int64(s.RestDayEvery)))
+	writeBool(h, s.EbikeMode)
 	writeString(h, dateString(s.StartDate))
 	writeString(h, dateString(s.EndDate))
 	rest := slices.Clone(s.RestDays)
@@ -43,27 +50,26 @@ func SettingsHash(s Settings) Hash {
 }
 
 // ContentHash hashes what a stage's analysis depends on: its geometry, its
-// date, whether it is a rest day, and the settings the alerts read (average
-// speed and departure hour for the rider time, e-bike mode). An analysis
-// result carries it so that it lands only on the stage it was computed for.
+// date, whether it is a rest day, and the settings the alerts read (the
+// effort model's calibration and the daily capacity for the rider time and
+// the day-size rules, the fatigue and rest-day rhythm for the rest-day rule,
+// the km cap, departure hour and e-bike mode). An analysis result carries it
+// so that it lands only on the stage it was computed for.
 // Accommodation types are not pacing settings; a caller that keys
 // accommodation results must add them to its own key.
 func (st Stage) ContentHash(s Settings) Hash {
 	h := sha256.New()
-	h.Write([]byte("roadbook/pacing/stage/v1\x00"))
+	h.Write([]byte("roadbook/pacing/stage/v2\x00"))
 	writeString(h, dateString(st.Date))
-	if st.RestDay {
-		writeUint(h, 1)
-	} else {
-		writeUint(h, 0)
-	}
+	writeBool(h, st.RestDay)
 	writeFloat(h, s.AverageSpeedKmh)
+	writeFloat(h, s.ElevationPenalty)
+	writeFloat(h, s.DailyRidingHours)
+	writeFloat(h, s.FatigueFactor)
+	writeFloat(h, s.MaxDistancePerDayKm)
+	writeUint(h, uint64(int64(s.RestDayEvery)))
 	writeUint(h, uint64(int64(s.DepartureHour)))
-	if s.EbikeMode {
-		writeUint(h, 1)
-	} else {
-		writeUint(h, 0)
-	}
+	writeBool(h, s.EbikeMode)
 	pts := st.Geometry
 	if st.RestDay {
 		pts = []route.Point{st.End}
@@ -85,6 +91,15 @@ func (st Stage) ContentHash(s Settings) Hash {
 // writeFloat writes the IEEE-754 bits, little-endian: exact, so two equal
 // plans hash equal and any moved point changes the hash.
 func writeFloat(h hash.Hash, f float64) { writeUint(h, math.Float64bits(f)) }
+
+// writeBool writes a boolean as 0 or 1.
+func writeBool(h hash.Hash, b bool) {
+	if b {
+		writeUint(h, 1)
+	} else {
+		writeUint(h, 0)
+	}
+}
 
 // writeUint writes v as 8 little-endian bytes.
 func writeUint(h hash.Hash, v uint64) {

@@ -29,13 +29,16 @@ func TestStageContentHash(t *testing.T) {
 			func(s *Settings) { s.AverageSpeedKmh = 20 },
 			func(s *Settings) { s.DepartureHour = 7 },
 			func(s *Settings) { s.EbikeMode = true },
+			func(s *Settings) { s.DailyRidingHours = 4 },
+			func(s *Settings) { s.ElevationPenalty = 30 },
+			func(s *Settings) { s.FatigueFactor = 0.7 },
 		} {
 			s2 := Defaults()
 			m(&s2)
 			require.NotEqual(t, base, st.ContentHash(s2))
 		}
 		s2 := Defaults()
-		s2.FatigueFactor = 0.7 // pacing only: the stage is what it is
+		s2.StartDate = date(2027, 1, 1) // the stage's own date counts, not the trip's
 		require.Equal(t, base, st.ContentHash(s2))
 	})
 

@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// osloFixture is the 627 km BRouter route Oslo → Trondheim (testdata/SOURCES.md).
-const osloFixture = "testdata/long_brouter_oslo-trondheim_fastbike.gpx"
+// osloFixture is the 627 km BRouter route Oslo → Trondheim, from the domain's
+// one copy of the real routes (../route/testdata/SOURCES.md): the domain
+// sits below testkit, so it keeps that copy rather than importing the kit.
+const osloFixture = "../route/testdata/gpx/long_brouter_oslo-trondheim_fastbike.gpx"
 
 // loadOslo reads the Oslo–Trondheim fixture with the project's GPX reader.
 func loadOslo(t testing.TB) []route.Point {
@@ -22,7 +24,7 @@ func loadOslo(t testing.TB) []route.Point {
 	defer f.Close()
 	r, err := route.ReadGPX(f)
 	require.NoError(t, err)
-	require.Len(t, r.Points, 17895, "the fixture's trkpt count (fixtures/SOURCES.md)")
+	require.Len(t, r.Points, 17895, "the fixture's trkpt count (../route/testdata/SOURCES.md)")
 	return r.Points
 }
 
@@ -61,9 +63,9 @@ func randomRoute(seed uint64, n int, stepM float64, hilly bool) []route.Point {
 	return pts
 }
 
-// expectedWeights recomputes, from DOMAIN §3's words, each stage's fatigue
-// weight: fatigueFactor^k with k the riding days since the start or the last
-// rest day; 0 for a rest day.
+// expectedWeights recomputes, from docs/design/PACING.md's words, each
+// stage's fatigue weight: max(fatigueFactor^k, 0.8) with k the riding days
+// since the start or the last rest day; 0 for a rest day.
 func expectedWeights(stages []Stage, ff float64) []float64 {
 	out := make([]float64, len(stages))
 	k := 0
@@ -72,31 +74,10 @@ func expectedWeights(stages []Stage, ff float64) []float64 {
 			k = 0
 			continue
 		}
-		out[i] = math.Pow(ff, float64(k))
+		out[i] = math.Max(math.Pow(ff, float64(k)), 0.8)
 		k++
 	}
 	return out
-}
-
-// dayEffortKm recomputes a riding day's effort from the raw points and its
-// geometry, without the engine's profile: Vincenty km of the geometry plus
-// D+ of its raw span over the penalty.
-func dayEffortKm(pts []route.Point, st Stage, penalty float64) float64 {
-	gain, _ := route.Elevation(pts[st.RawFrom : st.RawTo+1])
-	return route.Length(st.Geometry)/1000 + gain/penalty
-}
-
-// endSegmentsEffortKm is the effort of the first and last geometry segments
-// of a day (where its cuts lie) plus two broken climbing runs, in km: the
-// tolerance between a day's recomputed effort and its target ("± one
-// segment's effort" at each end).
-func endSegmentsEffortKm(st Stage, penalty float64) float64 {
-	g := st.Geometry
-	seg := func(a, b route.Point) float64 {
-		return route.Vincenty(a, b)/1000 + (math.Abs(b.Ele-a.Ele)+2*route.MinClimbRunM)/penalty
-	}
-	n := len(g)
-	return seg(g[0], g[1]) + seg(g[n-2], g[n-1])
 }
 
 // riding returns the riding stages.

@@ -9,11 +9,11 @@ import (
 	"github.com/roadbook/roadbook/domain/route"
 )
 
-// Codes the engine's outcomes are known by outside the package (DOMAIN §3 and
-// §5), so the trip, the alerts and the API spell them once.
+// Codes the engine's outcomes are known by outside the package, so the trip,
+// the alerts and the API spell them once.
 const (
 	// CodeOverCapacity is the critical alert raised when the dates leave too
-	// few days for the cap.
+	// few days for the rider's capacity or the caps.
 	CodeOverCapacity = "pacing_over_capacity"
 	// CodeMinStages marks a plan of fewer than 2 stages: the stages are kept
 	// and the trip stays draft.
@@ -55,20 +55,26 @@ type Stage struct {
 	// given to Plan (consecutive days share the boundary index: the raw
 	// point nearest the interpolated cut).
 	RawFrom, RawTo int
-	// Weight is the day's fatigue weight fatigueFactor^k (0 for a rest day
-	// and for FromTours stages).
+	// Weight is the day's fatigue weight FatigueWeight(fatigueFactor, k)
+	// (0 for a rest day and for FromTours stages).
 	Weight float64
-	// TargetEffortKm is the effort (km + ascent/elevationPenalty) the
-	// water-filling gave this day; the cut meets it exactly on the profile.
-	TargetEffortKm float64
+	// TargetS is the riding time in seconds the water-filling gave this
+	// day; the cut meets it exactly on the profile.
+	TargetS float64
+	// RidingS is the day's modelled riding time in seconds: the effort
+	// model on its Geometry and D+ (Model.StageSeconds), what the rider
+	// time and the alerts read. It equals TargetS up to the grade window
+	// and the run rule at the day's two ends (seconds).
+	RidingS float64
 }
 
-// OverCapacity reports that the dates leave too few riding days for the cap
-// (pacing_over_capacity, critical): the plan spreads the excess over all days
-// by weight instead of piling it on the last one.
+// OverCapacity reports that the dates leave too few riding days for the
+// rider's daily capacity or the caps (pacing_over_capacity, critical): the
+// plan spreads the excess over all days by weight instead of piling it on
+// the last one.
 type OverCapacity struct {
 	// ExtraDays is how many more riding days would keep every day within
-	// maxDistancePerDay.
+	// the rider's daily riding hours (fatigue included) and the caps.
 	ExtraDays int
 }
 
@@ -90,14 +96,19 @@ type Result struct {
 	DistanceM float64
 	// AscentM and DescentM are the route's D+ and D− on the raw points.
 	AscentM, DescentM float64
-	// EffortKm is the route's effort: km + D+/elevationPenalty.
-	EffortKm float64
+	// RidingS is the route's modelled riding time in seconds.
+	RidingS float64
+	// CapacityS is a fresh day's riding time (dailyRidingHours) in seconds.
+	CapacityS float64
 }
 
 // Plan paces a route (its raw points, in order) into days with Roadbook's
-// engine (DOMAIN §3): effort-based targets, fatigue within blocks between rest
-// days, water-filling under the km cap, interpolated cut points. It is pure
-// and deterministic: the same points and settings give the same stages.
+// engine (docs/design/PACING.md): days balanced on the effort model's riding
+// time, fatigue within blocks between rest days, the number of days from
+// the route's riding time and the rider's daily capacity (or from the dates),
+// water-filling under the km cap (and the e-bike range), interpolated cut
+// points. It is pure and deterministic: the same points and settings give
+// the same stages.
 func Plan(pts []route.Point, s Settings) (Result, error) {
 	if err := s.Validate(); err != nil {
 		return Result{}, err
@@ -110,34 +121,35 @@ func Plan(pts []route.Point, s Settings) (Result, error) {
 			return Result{}, fmt.Errorf("point %d (lat %v, lon %v, ele %v): %w", i, p.Lat, p.Lon, p.Ele, ErrInvalidPoint)
 		}
 	}
-	prof := newProfile(pts, s.ElevationPenalty)
+	model := NewModel(s)
+	prof := newProfile(pts, model)
 	gain, loss := route.Elevation(pts)
-	res := Result{DistanceM: prof.totalM(), AscentM: gain, DescentM: loss, EffortKm: prof.totalEff() / 1000}
+	res := Result{DistanceM: prof.totalM(), AscentM: gain, DescentM: loss, RidingS: prof.totalEff(), CapacityS: s.DailyRidingHours * 3600}
 	if prof.totalEff() <= 0 {
 		// A route that never moves: one stage, nothing to pace.
-		st := buildStage(prof, cut{pt: prof.dec[0]}, prof.cutAt(prof.totalEff()))
+		st := buildStage(prof, model, cut{pt: prof.dec[0]}, prof.cutAt(prof.totalEff()))
 		st.Weight = 1
 		return finish(res, []Stage{st}, s), nil
 	}
 
-	pl := planner{p: prof, capM: s.MaxDistancePerDayKm*1000 - capMarginM}
+	pl := planner{p: prof, capM: s.MaxDistancePerDayKm*1000 - capMarginM, capacity: res.CapacityS}
+	if s.EbikeMode {
+		pl.batM = EbikeRangeFlatKm*1000 - batteryMarginM
+	}
 	var days []day
 	if s.hasDates() {
 		days = calendar(s, 0)
 	} else {
-		n := max(1, int(math.Ceil(prof.totalM()/(s.MaxDistancePerDayKm*1000))))
-		for !pl.feasible(n) {
-			n++
-		}
-		days = calendar(s, n)
+		days = calendar(s, pl.ridingDaysNeeded(s))
 	}
 	w := ridingWeights(days)
-	over := !pl.feasible(len(w))
-	if over {
-		res.OverCapacity = &OverCapacity{ExtraDays: pl.daysNeeded() - len(w)}
+	if !pl.covers(w) {
+		// Only with dates: without, the number of days was chosen so that
+		// they cover the route.
+		res.OverCapacity = &OverCapacity{ExtraDays: pl.extraDays(s, len(w))}
 	}
-	pl.floorE = min(minTargetKm*1000, prof.totalEff()/float64(len(w)))
-	targets := pl.targets(w, over)
+	pl.floorE = min(minTargetFlatKm*1000/model.FlatSpeed(), prof.totalEff()/float64(len(w)))
+	targets := pl.targets(w, !pl.coversCapped(w))
 
 	// Cut the riding days, then fold any day of fewer than 2 points into
 	// the remainder.
@@ -149,12 +161,12 @@ func Plan(pts []route.Point, s Settings) (Result, error) {
 		if i == len(targets)-1 {
 			to = prof.cutAt(prof.totalEff())
 		}
-		st := buildStage(prof, from, to)
-		st.Weight, st.TargetEffortKm = w[i], t/1000
+		st := buildStage(prof, model, from, to)
+		st.Weight, st.TargetS = w[i], t
 		riding = append(riding, st)
 		from = to
 	}
-	riding = fold(prof, riding)
+	riding = fold(prof, model, riding)
 
 	stages := make([]Stage, 0, len(days))
 	r := 0

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/stretchr/testify/require"
@@ -14,8 +15,9 @@ import (
 func TestPlanInvariantsOnGeneratedRoutes(t *testing.T) {
 	t.Parallel()
 	// Each seed draws a route (80–480 km, hilly or flat) and settings
-	// (fatigue, penalty, cap, sometimes dates — too few or plenty — and
-	// rest days) and checks every invariant on the plan.
+	// (fatigue, penalty, cap, speed, daily hours, sometimes dates — too few
+	// or plenty —, rest days, a rest-day rhythm, e-bike mode) and checks
+	// every invariant on the plan.
 	for seed := uint64(1); seed <= 24; seed++ {
 		t.Run(fmt.Sprintf("random route and settings %d keep every invariant", seed), func(t *testing.T) {
 			t.Parallel()
@@ -25,6 +27,8 @@ func TestPlanInvariantsOnGeneratedRoutes(t *testing.T) {
 			s.FatigueFactor = 0.5 + rng.Float64()*0.5
 			s.ElevationPenalty = 10 + rng.Float64()*190
 			s.MaxDistancePerDayKm = 30 + rng.Float64()*120
+			s.AverageSpeedKmh = 10 + rng.Float64()*20
+			s.DailyRidingHours = 2 + rng.Float64()*8
 			if seed%3 == 0 {
 				s.StartDate = date(2026, 5, 1)
 				s.EndDate = s.StartDate.AddDate(0, 0, 1+rng.IntN(12))
@@ -35,6 +39,10 @@ func TestPlanInvariantsOnGeneratedRoutes(t *testing.T) {
 					s.RestDays = nil
 				}
 			}
+			if seed%5 == 1 {
+				s.RestDayEvery = 2 + rng.IntN(4)
+			}
+			s.EbikeMode = seed%7 == 3
 			res, err := Plan(pts, s)
 			require.NoError(t, err)
 			checkInvariants(t, pts, s, res)
@@ -42,62 +50,157 @@ func TestPlanInvariantsOnGeneratedRoutes(t *testing.T) {
 	}
 }
 
-func TestPlanFlatEqualDays(t *testing.T) {
+func TestPlanGeneratedProfiles(t *testing.T) {
 	t.Parallel()
-	for seed := uint64(1); seed <= 6; seed++ {
-		t.Run(fmt.Sprintf("with fatigueFactor 1 on flat route %d every day is equal within 1 %%", seed), func(t *testing.T) {
+	// With fatigue off and caps that do not bind, the engine's promise is
+	// days of equal riding time whatever the terrain, and km that follow
+	// the terrain: fewer on a climb, more downhill.
+	profiles := map[string]func(x float64) float64{
+		"flat": func(float64) float64 { return 200 },
+		"one big pass": func(x float64) float64 {
+			// 100 km flat, 1,800 m up over 30 km (6 %), down over 30 km, 140 km flat.
+			switch {
+			case x < 100e3:
+				return 400
+			case x < 130e3:
+				return 400 + 1800*(x-100e3)/30e3
+			case x < 160e3:
+				return 2200 - 1800*(x-130e3)/30e3
+			}
+			return 400
+		},
+		"saw-tooth": func(x float64) float64 {
+			p := math.Mod(x, 20e3) / 10e3 // 300 m up over 10 km, down over 10 km
+			return 300 + 300*math.Min(p, 2-p)
+		},
+		"descending": func(x float64) float64 { return 2300 - 2000*x/300e3 },
+	}
+	for name, ele := range profiles {
+		t.Run(fmt.Sprintf("%s: equal riding days, every invariant kept", name), func(t *testing.T) {
 			t.Parallel()
-			pts := randomRoute(seed, 3000+int(seed)*1500, 45, false)
+			pts := line(300e3, ele)
 			s := Defaults()
 			s.FatigueFactor = 1
-			s.MaxDistancePerDayKm = 40 + float64(seed)*7
-			res, err := Plan(pts, s)
-			require.NoError(t, err)
-			require.GreaterOrEqual(t, res.Days, 2)
-			mean := res.DistanceM / float64(res.Days)
-			for _, st := range res.Stages {
-				require.InDelta(t, mean, st.DistanceM, mean*0.01, "day %d", st.Index)
-			}
-		})
-	}
-}
-
-func TestPlanClimbingShortensDays(t *testing.T) {
-	t.Parallel()
-	for seed := uint64(1); seed <= 8; seed++ {
-		t.Run(fmt.Sprintf("of two equal-weight days on hilly route %d the one that climbs more has no more km", seed), func(t *testing.T) {
-			t.Parallel()
-			pts := randomRoute(seed+100, 8000, 40, true)
-			s := Defaults()
-			if seed%2 == 0 {
-				s.FatigueFactor = 1 // every day has the same weight
-			} else {
-				s.RestDays = []int{3, 6} // days 0/4/7, 1/5/8… share weights
-			}
-			s.MaxDistancePerDayKm = 150 // high, so that the days are not capped
-			s.StartDate, s.EndDate = date(2026, 6, 1), date(2026, 6, 10)
+			s.MaxDistancePerDayKm = 300
 			res, err := Plan(pts, s)
 			require.NoError(t, err)
 			checkInvariants(t, pts, s, res)
-			pairs := 0
-			for _, a := range riding(res.Stages) {
-				for _, b := range riding(res.Stages) {
-					if a.Index == b.Index || a.Weight != b.Weight || a.AscentM <= b.AscentM {
-						continue
-					}
-					// Cuts lie inside segments and broken climbing runs
-					// move a few metres of D+: allow both days' cut
-					// segments.
-					tol := (endSegmentsEffortKm(a, s.ElevationPenalty) + endSegmentsEffortKm(b, s.ElevationPenalty)) * 1000
-					require.LessOrEqual(t, a.DistanceM, b.DistanceM+tol,
-						"day %d climbs %.0f m > day %d's %.0f m but rides %.1f km > %.1f km",
-						a.Index, a.AscentM, b.Index, b.AscentM, a.DistanceM/1000, b.DistanceM/1000)
-					pairs++
-				}
+			require.GreaterOrEqual(t, res.RidingDays, 3)
+			mean := res.RidingS / float64(res.RidingDays)
+			for _, st := range riding(res.Stages) {
+				require.InDelta(t, mean, st.RidingS, mean*0.01, "day %d", st.Index)
+				require.LessOrEqual(t, st.RidingS, s.DailyRidingHours*3600*(1+1e-6))
 			}
-			require.Positive(t, pairs)
+			// The number of days follows from the riding time: the least
+			// number of full days that holds it.
+			require.Equal(t, int(math.Ceil(res.RidingS/(s.DailyRidingHours*3600))), res.RidingDays)
 		})
 	}
+
+	t.Run("the day over the pass is the shortest in km and the descending days are the longest", func(t *testing.T) {
+		t.Parallel()
+		s := Defaults()
+		s.FatigueFactor = 1
+		s.MaxDistancePerDayKm = 300
+		res, err := Plan(line(300e3, profiles["one big pass"]), s)
+		require.NoError(t, err)
+		var climbing, flatKm []float64
+		for _, st := range riding(res.Stages) {
+			if st.AscentM > 500 {
+				climbing = append(climbing, st.DistanceM)
+			} else if st.AscentM < 50 && st.DescentM < 50 {
+				flatKm = append(flatKm, st.DistanceM)
+			}
+		}
+		require.NotEmpty(t, climbing)
+		require.NotEmpty(t, flatKm)
+		for _, c := range climbing {
+			for _, f := range flatKm {
+				require.Less(t, c, f)
+			}
+		}
+		flat, err := Plan(line(300e3, profiles["flat"]), s)
+		require.NoError(t, err)
+		down, err := Plan(line(300e3, profiles["descending"]), s)
+		require.NoError(t, err)
+		require.Greater(t, riding(flat.Stages)[0].DistanceM*1.05, riding(down.Stages)[0].DistanceM*0.8)
+		require.Less(t, down.RidingDays, flat.RidingDays+1)
+		require.Greater(t, down.DistanceM/down.RidingS, flat.DistanceM/flat.RidingS, "downhill covers more km an hour")
+	})
+
+	t.Run("a km cap below the rider's day binds on the flat and adds days", func(t *testing.T) {
+		t.Parallel()
+		s := Defaults()
+		s.FatigueFactor = 1
+		s.MaxDistancePerDayKm = 60 // 6 h at 18 km/h would be 108 km
+		pts := line(300e3, profiles["flat"])
+		res, err := Plan(pts, s)
+		require.NoError(t, err)
+		checkInvariants(t, pts, s, res)
+		require.Equal(t, int(math.Ceil(res.DistanceM/60000)), res.RidingDays)
+		for _, st := range riding(res.Stages) {
+			require.LessOrEqual(t, st.DistanceM, 60000.0)
+		}
+	})
+}
+
+func TestPlanRestDayRhythm(t *testing.T) {
+	t.Parallel()
+
+	t.Run("restDayEvery plans a rest day after every N riding days and resets fatigue", func(t *testing.T) {
+		t.Parallel()
+		pts := randomRoute(41, 12500, 40, true) // ≈ 500 km
+		s := Defaults()
+		s.RestDayEvery = 3
+		s.DailyRidingHours = 3
+		res, err := Plan(pts, s)
+		require.NoError(t, err)
+		checkInvariants(t, pts, s, res)
+		for i, st := range res.Stages {
+			require.Equal(t, i%4 == 3, st.RestDay, "day %d", i)
+		}
+		require.False(t, res.Stages[len(res.Stages)-1].RestDay)
+		require.Equal(t, 1.0, res.Stages[4].Weight)
+		require.InDelta(t, 0.81, res.Stages[2].Weight, 1e-12)
+	})
+
+	t.Run("without a rhythm fatigue settles at the floor instead of vanishing", func(t *testing.T) {
+		t.Parallel()
+		pts := randomRoute(42, 25000, 40, false) // ≈ 1,000 km
+		s := Defaults()
+		s.DailyRidingHours = 2.5
+		res, err := Plan(pts, s)
+		require.NoError(t, err)
+		rides := riding(res.Stages)
+		require.Greater(t, len(rides), 15)
+		last := rides[len(rides)-1]
+		require.Equal(t, FatigueFloor, last.Weight)
+		require.InDelta(t, rides[len(rides)-2].RidingS, last.RidingS, last.RidingS*0.01)
+		require.Equal(t, 4, DaysToFloor(0.9))
+		require.Equal(t, 3, DaysToFloor(0.85))
+		require.Equal(t, 6, DaysToFloor(0.95))
+		require.Zero(t, DaysToFloor(1))
+	})
+}
+
+func TestPlanEbike(t *testing.T) {
+	t.Parallel()
+
+	t.Run("every e-bike day stays within the battery range of its climbing", func(t *testing.T) {
+		t.Parallel()
+		for seed := uint64(1); seed <= 4; seed++ {
+			pts := randomRoute(seed+300, 9000, 40, true)
+			s := Defaults()
+			s.EbikeMode = true
+			s.DailyRidingHours = 8
+			res, err := Plan(pts, s)
+			require.NoError(t, err)
+			checkInvariants(t, pts, s, res)
+			for _, st := range riding(res.Stages) {
+				require.LessOrEqual(t, st.DistanceM/1000, EbikeRangeKm(st.AscentM), "seed %d day %d (+%.0f m)", seed, st.Index, st.AscentM)
+			}
+		}
+	})
 }
 
 func TestPlanDeterministic(t *testing.T) {
@@ -122,7 +225,7 @@ func TestPlanDeterministic(t *testing.T) {
 func TestPlanOverCapacity(t *testing.T) {
 	t.Parallel()
 
-	t.Run("dates with too few days raise the exact extra-day count and spread the excess", func(t *testing.T) {
+	t.Run("dates with too few days raise the extra-day count that would fit and spread the excess", func(t *testing.T) {
 		t.Parallel()
 		for _, days := range []int{1, 2, 3, 5} {
 			pts := randomRoute(uint64(days), 12000, 40, true)
@@ -137,9 +240,31 @@ func TestPlanOverCapacity(t *testing.T) {
 			require.NoError(t, err)
 			checkInvariants(t, pts, s, res)
 			require.NotNil(t, res.OverCapacity, "%d days", days)
-			ridingDays := res.RidingDays
-			want := int(math.Ceil(res.DistanceM/1000/s.MaxDistancePerDayKm)) - ridingDays
-			require.Equal(t, want, res.OverCapacity.ExtraDays)
+			// As many riding days as the extra count adds fit the rider,
+			// one fewer does not.
+			fit := res.RidingDays + res.OverCapacity.ExtraDays
+			free := s
+			free.StartDate, free.EndDate, free.RestDays = time.Time{}, time.Time{}, nil
+			undated, err := Plan(pts, free)
+			require.NoError(t, err)
+			require.LessOrEqual(t, undated.RidingDays, fit, "%d days", days)
+		}
+	})
+
+	t.Run("enough dates for the km cap but not for the rider's hours keep every day under the cap", func(t *testing.T) {
+		t.Parallel()
+		pts := line(280e3, func(float64) float64 { return 100 })
+		s := Defaults()
+		s.FatigueFactor = 1
+		s.StartDate, s.EndDate = date(2026, 7, 1), date(2026, 7, 2) // 2 × 150 km: the cap holds
+		res, err := Plan(pts, s)
+		require.NoError(t, err)
+		checkInvariants(t, pts, s, res)
+		require.NotNil(t, res.OverCapacity)
+		require.Equal(t, 1, res.OverCapacity.ExtraDays) // ≈ 287 km at 18 km/h is 16 h: 3 days of 6 h
+		for _, st := range res.Stages {
+			require.LessOrEqual(t, st.DistanceM, 150000.0)
+			require.Greater(t, st.RidingS, 6*3600.0)
 		}
 	})
 }
@@ -176,6 +301,7 @@ func TestPlanShortRoutes(t *testing.T) {
 		s := Defaults()
 		s.FatigueFactor = 1
 		s.MaxDistancePerDayKm = 100
+		s.DailyRidingHours = 12
 		res, err := Plan(pts, s)
 		require.NoError(t, err)
 		require.Len(t, res.Stages, 2)
@@ -184,10 +310,8 @@ func TestPlanShortRoutes(t *testing.T) {
 		require.InDelta(t, res.Stages[0].DistanceM, res.Stages[1].DistanceM, res.DistanceM*0.001)
 	})
 
-	t.Run("days inside a vertical step fold into one stage instead of zero-length days", func(t *testing.T) {
+	t.Run("a vertical step takes no riding time and makes one stage instead of zero-length days", func(t *testing.T) {
 		t.Parallel()
-		// 3 km of climbing at one place: 60 km-eq of effort on 0 km, so
-		// four dated days would all cut inside it.
 		pts := []route.Point{{Lat: 44, Lon: 5}, {Lat: 44, Lon: 5, Ele: 3000}}
 		s := Defaults()
 		s.StartDate, s.EndDate = date(2026, 1, 1), date(2026, 1, 4)
@@ -233,13 +357,15 @@ func TestPlanRefusesBadInput(t *testing.T) {
 func TestProfile(t *testing.T) {
 	t.Parallel()
 
-	t.Run("segment efforts add up to km plus the run-rule D+ over the penalty", func(t *testing.T) {
+	t.Run("riding times are the model's on the decimated route and counted ascent is the run rule's", func(t *testing.T) {
 		t.Parallel()
 		pts := randomRoute(11, 5000, 40, true)
 		gain, _ := route.Elevation(pts)
-		p := newProfile(pts, 50)
+		m := NewModel(Defaults())
+		p := newProfile(pts, m)
 		require.InDelta(t, gain, p.cumAscRaw[len(pts)-1], 1e-6)
-		require.InDelta(t, route.Length(route.Simplify(pts, route.DecimationToleranceM))+gain*1000/50, p.totalEff(), 1e-3)
+		dec := route.Simplify(pts, route.DecimationToleranceM)
+		require.InDelta(t, m.StageSeconds(dec, gain), p.totalEff(), p.totalEff()*0.01)
 		for j, r := range p.decRaw {
 			require.Equal(t, p.dec[j], pts[r])
 		}
@@ -247,10 +373,22 @@ func TestProfile(t *testing.T) {
 
 	t.Run("effort and metres positions are inverse of each other", func(t *testing.T) {
 		t.Parallel()
-		p := newProfile(randomRoute(12, 3000, 40, true), 50)
+		p := newProfile(randomRoute(12, 3000, 40, true), NewModel(Defaults()))
 		for _, m := range []float64{0, 1234.5, p.totalM() / 3, p.totalM() - 1, p.totalM() + 500} {
 			require.InDelta(t, m, p.metresAt(p.effortAt(m)), 1e-6)
 		}
+	})
+
+	t.Run("the battery position grows by a km per 25 m climbed", func(t *testing.T) {
+		t.Parallel()
+		s := Defaults()
+		s.EbikeMode = true
+		pts := randomRoute(13, 3000, 40, true)
+		p := newProfile(pts, NewModel(s))
+		gain, _ := route.Elevation(pts)
+		require.InDelta(t, p.totalM()+gain*40, p.cumBat[len(p.cumBat)-1], 1e-6)
+		end := p.batteryEndM(1000, 20000)
+		require.InDelta(t, 20000, p.batAt(end)-p.batAt(1000), 1e-6)
 	})
 
 	t.Run("a run of exactly 3 m counts nothing and its steps carry no ascent", func(t *testing.T) {

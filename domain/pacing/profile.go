@@ -7,45 +7,73 @@ import (
 )
 
 // profile is the route's effort profile: the decimated route with, at each of
-// its vertices, the cumulative distance and the cumulative effort from the
-// start. Both are non-decreasing piecewise-linear functions of the position
-// along the route, which is what lets the engine turn an effort target into
-// km (and a km cap into effort) with a binary search instead of a walk.
+// its vertices, the cumulative distance and the cumulative modelled riding
+// time from the start. Both are non-decreasing piecewise-linear functions of
+// the position along the route, which is what lets the engine turn a time
+// target into km (and a km cap into time) with a binary search instead of a
+// walk.
 //
-// Units: distances in metres and effort in "metre-equivalents" (metres of
-// road + ascent·1000/elevationPenalty), i.e. DOMAIN's km-equivalents × 1000.
+// Units: distances in metres (Vincenty of the decimated route, the length
+// every stage reports) and effort in seconds of riding (the effort model,
+// model.go, on the decimated route: the same line the stages carry, so a
+// day's time recomputed from its geometry — as the rider time and the alerts
+// do — is the time the engine gave it).
 //
-// Ascent per segment: DOMAIN §2's rule (a rising run counts only when its
-// total rise is > 3 m) is applied once over the RAW points and each counted
-// run's rise is attributed to the raw steps that make it; a decimated
-// segment's ascent is the sum over the raw steps it spans. So the efforts of
-// all segments add up to exactly route km + D+/penalty, with D+ as
-// route.Elevation computes it on the raw points, and no climbing is lost to
-// decimation (which flattens small bumps).
+// cumAscRaw is DOMAIN §2's counted ascent (a rising run counts only when its
+// total rise is > 3 m) over the RAW points, prefix-summed; cumBat is the
+// e-bike battery position (metres + counted ascent × EbikeClimbMetresPerKm),
+// set only in e-bike mode, so the battery range can be held like the km cap.
 type profile struct {
 	raw    []route.Point
 	dec    []route.Point
 	decRaw []int     // raw index of each decimated vertex (a subsequence of raw)
 	cumM   []float64 // metres from the start at each decimated vertex
-	cumEff []float64 // effort from the start at each decimated vertex
+	cumEff []float64 // riding seconds from the start at each decimated vertex
 	// cumAscRaw[i] is the counted ascent (metres) of raw steps before raw
-	// point i; used for segment ascent and for the tests' cross-checks.
+	// point i.
 	cumAscRaw []float64
+	// cumBat is the battery position at each decimated vertex (e-bike
+	// mode only; nil otherwise).
+	cumBat []float64
 }
 
-// newProfile decimates pts (Douglas–Peucker, DOMAIN's 20 m) and builds the
-// cumulative distance and effort at each kept vertex.
-func newProfile(pts []route.Point, elevationPenalty float64) *profile {
+// newProfile decimates pts (Douglas–Peucker, DOMAIN §2's 20 m) and builds the
+// cumulative distance and riding time at each kept vertex.
+func newProfile(pts []route.Point, m Model) *profile {
 	dec := route.Simplify(pts, route.DecimationToleranceM)
 	p := &profile{raw: pts, dec: dec, decRaw: subsequenceIndexes(pts, dec), cumAscRaw: countedAscent(pts)}
 	p.cumM = make([]float64, len(dec))
-	p.cumEff = make([]float64, len(dec))
-	perM := 1000 / elevationPenalty
 	for j := 1; j < len(dec); j++ {
-		d := route.Vincenty(dec[j-1], dec[j])
-		asc := p.cumAscRaw[p.decRaw[j]] - p.cumAscRaw[p.decRaw[j-1]]
-		p.cumM[j] = p.cumM[j-1] + d
-		p.cumEff[j] = p.cumEff[j-1] + d + asc*perM
+		p.cumM[j] = p.cumM[j-1] + route.Vincenty(dec[j-1], dec[j])
+	}
+	// Each segment: its time grade by grade on the decimated line, plus the
+	// climbing its raw points hide (Model.StageSeconds' rule, segment by
+	// segment), never less than half its line time so positions stay
+	// strictly increasing.
+	line := m.CumulativeSeconds(dec)
+	p.cumEff = make([]float64, len(dec))
+	prevEle, seen := 0.0, false
+	for j := range dec {
+		shown := 0.0 // the climbing the line shows on segment j−1 → j (GeometryAscent's rule)
+		if dec[j].HasEle {
+			if seen && dec[j].Ele > prevEle {
+				shown = dec[j].Ele - prevEle
+			}
+			prevEle, seen = dec[j].Ele, true
+		}
+		if j == 0 {
+			continue
+		}
+		dt := line[j] - line[j-1]
+		hidden := (p.cumAscRaw[p.decRaw[j]] - p.cumAscRaw[p.decRaw[j-1]]) - shown
+		p.cumEff[j] = p.cumEff[j-1] + max(dt/2, dt+m.bumpS*hidden)
+	}
+	if m.ebike {
+		p.cumBat = make([]float64, len(dec))
+		for j := 1; j < len(dec); j++ {
+			asc := p.cumAscRaw[p.decRaw[j]] - p.cumAscRaw[p.decRaw[j-1]]
+			p.cumBat[j] = p.cumBat[j-1] + (p.cumM[j] - p.cumM[j-1]) + asc*1000/EbikeClimbMetresPerKm
+		}
 	}
 	return p
 }
@@ -53,7 +81,7 @@ func newProfile(pts []route.Point, elevationPenalty float64) *profile {
 // totalM is the route's length: the Vincenty sum of the decimated route.
 func (p *profile) totalM() float64 { return p.cumM[len(p.cumM)-1] }
 
-// totalEff is the route's effort (metre-equivalents).
+// totalEff is the route's modelled riding time (seconds).
 func (p *profile) totalEff() float64 { return p.cumEff[len(p.cumEff)-1] }
 
 // subsequenceIndexes maps each point of sub (which Simplify built by keeping
@@ -130,9 +158,9 @@ func (p *profile) segmentAtM(m float64) int {
 }
 
 // metresAt maps an effort position to metres from the start. Past the end the
-// route is extended as flat road (one metre of effort per metre), which keeps
-// the water-filling's position function strictly increasing; a solved plan
-// never ends there.
+// route is extended as road ridden at one metre a second, which keeps the
+// water-filling's position function strictly increasing; a solved plan never
+// ends there.
 func (p *profile) metresAt(e float64) float64 {
 	if e >= p.totalEff() {
 		return p.totalM() + (e - p.totalEff())
@@ -147,8 +175,7 @@ func (p *profile) metresAt(e float64) float64 {
 
 // effortAt maps metres from the start to an effort position; the inverse of
 // metresAt, with the same flat extension past the end. Inside a segment of
-// zero length (a vertical step) it answers the effort after the step: a day
-// that reaches a point has climbed what is there.
+// zero length it answers the effort after it.
 func (p *profile) effortAt(m float64) float64 {
 	if m >= p.totalM() {
 		return p.totalEff() + (m - p.totalM())
@@ -159,4 +186,37 @@ func (p *profile) effortAt(m float64) float64 {
 		return p.cumEff[j+1]
 	}
 	return p.cumEff[j] + (m-p.cumM[j])/sm*(p.cumEff[j+1]-p.cumEff[j])
+}
+
+// batteryEndM is how far (metres from the start) a day starting at metres m
+// can ride on one battery charge of rangeM battery metres: the position
+// where cumBat has grown by rangeM, interpolated inside its segment; past
+// the route's end it extends the route as flat road.
+func (p *profile) batteryEndM(m, rangeM float64) float64 {
+	b := p.batAt(m) + rangeM
+	n := len(p.cumBat)
+	if b >= p.cumBat[n-1] {
+		return p.totalM() + (b - p.cumBat[n-1])
+	}
+	j := sort.Search(n, func(k int) bool { return p.cumBat[k] > b }) - 1
+	j = min(max(j, 0), n-2)
+	sb := p.cumBat[j+1] - p.cumBat[j]
+	if sb <= 0 {
+		return p.cumM[j+1]
+	}
+	return p.cumM[j] + (b-p.cumBat[j])/sb*(p.cumM[j+1]-p.cumM[j])
+}
+
+// batAt maps metres from the start to a battery position (flat extension
+// past the end).
+func (p *profile) batAt(m float64) float64 {
+	if m >= p.totalM() {
+		return p.cumBat[len(p.cumBat)-1] + (m - p.totalM())
+	}
+	j := p.segmentAtM(m)
+	sm := p.cumM[j+1] - p.cumM[j]
+	if sm <= 0 {
+		return p.cumBat[j+1]
+	}
+	return p.cumBat[j] + (m-p.cumM[j])/sm*(p.cumBat[j+1]-p.cumBat[j])
 }

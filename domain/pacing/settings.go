@@ -8,21 +8,30 @@ import (
 	"time"
 )
 
-// Defaults and bounds of the pacing settings (DOMAIN §1). They are exported so
-// the API's validation messages and the MCP schema quote the same numbers the
-// engine enforces.
+// Defaults and bounds of the pacing settings (docs/design/PACING.md
+// "Settings"). They are exported so the API's validation messages and the MCP
+// schema quote the same numbers the engine enforces. The defaults are the
+// intermediate preset's (presets.go) plus a departure at 8 h.
 const (
 	DefaultFatigueFactor    = 0.9
 	MinFatigueFactor        = 0.5
 	MaxFatigueFactor        = 1.0
 	DefaultElevationPenalty = 50.0
-	DefaultMaxDistanceKm    = 80.0
+	DefaultMaxDistanceKm    = 150.0
 	MinMaxDistanceKm        = 30.0
 	MaxMaxDistanceKm        = 300.0
-	DefaultAverageSpeedKmh  = 15.0
+	DefaultAverageSpeedKmh  = 18.0
 	MinAverageSpeedKmh      = 5.0
 	MaxAverageSpeedKmh      = 50.0
 	DefaultDepartureHour    = 8
+	DefaultDailyRidingHours = 6.0
+	MinDailyRidingHours     = 1.0
+	MaxDailyRidingHours     = 16.0
+	// MaxRestDayEvery bounds restDayEvery (0 = no planned rest days).
+	MaxRestDayEvery = 30
+	// MinRestDayEvery is the shortest rhythm: a rest day every 2 riding
+	// days (a rest day after every day would not be a trip).
+	MinRestDayEvery = 2
 )
 
 // ErrInvalidSettings is matched (errors.Is) by every *SettingError, so a
@@ -48,25 +57,43 @@ func (e *SettingError) Error() string {
 // Is makes errors.Is(err, ErrInvalidSettings) true for every SettingError.
 func (e *SettingError) Is(target error) bool { return target == ErrInvalidSettings }
 
-// Settings are a trip's pacing settings (DOMAIN §1). Only some of them move
-// the stage split (see SettingsHash); the rest feed the rider-time estimate
-// and the alerts, so they travel together and are validated together.
+// Settings are a trip's pacing settings (docs/design/PACING.md "Settings").
+// Most of them move the stage split (see SettingsHash); the departure hour
+// only feeds the rider time. They travel together and are validated
+// together, and the alerts read the same values, so the planner and the
+// alerts judge a day by one model.
 type Settings struct {
 	// FatigueFactor (0.5–1.0) shrinks each riding day after the first of a
-	// block: day k of a block weighs FatigueFactor^k.
+	// block (between rest days): day k of a block may take
+	// max(FatigueFactor^k, FatigueFloor) of a fresh day's riding time.
+	// 1 means no fatigue.
 	FatigueFactor float64
-	// ElevationPenalty (> 0) is the metres of climbing worth one flat km, so
-	// a mountain day is shorter in km than a flat one.
+	// ElevationPenalty (> 0) is the metres of climbing that cost as much
+	// time as one extra flat km: on a 5 % climb the rider rides at
+	// AverageSpeed × penalty / (penalty + 50). It calibrates the rider's
+	// climbing power in the effort model (model.go).
 	ElevationPenalty float64
-	// MaxDistancePerDayKm (30–300) is the cap no riding day may pass unless
-	// the dates leave too few days (pacing_over_capacity).
+	// MaxDistancePerDayKm (30–300) is the hard cap no riding day may pass
+	// unless the dates leave too few days (pacing_over_capacity).
 	MaxDistancePerDayKm float64
-	// AverageSpeedKmh (5–50) is the flat speed of the rider-time estimate;
-	// it does not move the split.
+	// AverageSpeedKmh (5–50) is the rider's speed on level ground: it
+	// calibrates the rider's power in the effort model, so it moves the
+	// split and the rider time.
 	AverageSpeedKmh float64
-	// DepartureHour (0–23, local) feeds the rider-time estimate.
+	// DailyRidingHours (1–16) is the rider's daily capacity: the riding
+	// (moving) time of a fresh day, breaks not included. The number of
+	// days follows from the route's modelled riding time and this
+	// capacity when no dates are set.
+	DailyRidingHours float64
+	// RestDayEvery (0, or 2–30) plans a rest day after every RestDayEvery
+	// riding days when more riding follows; 0 plans none (the rest-day
+	// alert then suggests them). Fatigue resets after each rest day.
+	RestDayEvery int
+	// DepartureHour (0–23, local) feeds the rider time.
 	DepartureHour int
-	// EbikeMode turns on the e-bike range alert; it does not move the split.
+	// EbikeMode adds motor assistance on climbs to the effort model
+	// (EbikeAssistW), keeps every day within the battery range
+	// (EbikeRangeKm) and turns on the e-bike range alert.
 	EbikeMode bool
 	// StartDate, when set (non-zero), dates the stages. Only its calendar
 	// date in UTC counts.
@@ -81,19 +108,15 @@ type Settings struct {
 	RestDays []int
 }
 
-// Defaults are DOMAIN §1's defaults: what a trip gets before anyone changes a
-// setting.
+// Defaults are what a new trip gets before anyone changes a setting: the
+// intermediate preset, leaving at 8 h.
 func Defaults() Settings {
-	return Settings{
-		FatigueFactor:       DefaultFatigueFactor,
-		ElevationPenalty:    DefaultElevationPenalty,
-		MaxDistancePerDayKm: DefaultMaxDistanceKm,
-		AverageSpeedKmh:     DefaultAverageSpeedKmh,
-		DepartureHour:       DefaultDepartureHour,
-	}
+	s := Settings{DepartureHour: DefaultDepartureHour}
+	PresetIntermediate.apply(&s)
+	return s
 }
 
-// Validate refuses settings outside DOMAIN §1's ranges with a *SettingError
+// Validate refuses settings outside their ranges with a *SettingError
 // naming the first wrong field, so the engine never paces with a value that
 // would make the plan meaningless (a zero penalty, a NaN cap).
 func (s Settings) Validate() error {
@@ -111,6 +134,12 @@ func (s Settings) Validate() error {
 	}
 	if !inRange(s.AverageSpeedKmh, MinAverageSpeedKmh, MaxAverageSpeedKmh) {
 		return bad("averageSpeed", "%v km/h is outside %v–%v km/h", s.AverageSpeedKmh, MinAverageSpeedKmh, MaxAverageSpeedKmh)
+	}
+	if !inRange(s.DailyRidingHours, MinDailyRidingHours, MaxDailyRidingHours) {
+		return bad("dailyRidingHours", "%v h is outside %v–%v h", s.DailyRidingHours, MinDailyRidingHours, MaxDailyRidingHours)
+	}
+	if s.RestDayEvery != 0 && (s.RestDayEvery < MinRestDayEvery || s.RestDayEvery > MaxRestDayEvery) {
+		return bad("restDayEvery", "%d is neither 0 (no planned rest days) nor %d–%d riding days", s.RestDayEvery, MinRestDayEvery, MaxRestDayEvery)
 	}
 	if s.DepartureHour < 0 || s.DepartureHour > 23 {
 		return bad("departureHour", "%d is outside 0–23", s.DepartureHour)

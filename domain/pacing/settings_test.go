@@ -11,15 +11,18 @@ import (
 func TestSettingsValidate(t *testing.T) {
 	t.Parallel()
 
-	t.Run("the defaults are DOMAIN's and valid", func(t *testing.T) {
+	t.Run("the defaults are the intermediate preset leaving at 8 and valid", func(t *testing.T) {
 		t.Parallel()
 		s := Defaults()
 		require.NoError(t, s.Validate())
 		require.Equal(t, 0.9, s.FatigueFactor)
 		require.Equal(t, 50.0, s.ElevationPenalty)
-		require.Equal(t, 80.0, s.MaxDistancePerDayKm)
-		require.Equal(t, 15.0, s.AverageSpeedKmh)
+		require.Equal(t, 150.0, s.MaxDistancePerDayKm)
+		require.Equal(t, 18.0, s.AverageSpeedKmh)
+		require.Equal(t, 6.0, s.DailyRidingHours)
+		require.Zero(t, s.RestDayEvery)
 		require.Equal(t, 8, s.DepartureHour)
+		require.Equal(t, PresetIntermediate, PresetOf(s))
 	})
 
 	t.Run("each out-of-range value is refused naming its field", func(t *testing.T) {
@@ -30,6 +33,8 @@ func TestSettingsValidate(t *testing.T) {
 			"maxDistancePerDay": func(s *Settings) { s.MaxDistancePerDayKm = 301 },
 			"averageSpeed":      func(s *Settings) { s.AverageSpeedKmh = 4.9 },
 			"departureHour":     func(s *Settings) { s.DepartureHour = 24 },
+			"dailyRidingHours":  func(s *Settings) { s.DailyRidingHours = 0.5 },
+			"restDayEvery":      func(s *Settings) { s.RestDayEvery = 1 },
 			"endDate":           func(s *Settings) { s.StartDate, s.EndDate = date(2026, 5, 2), date(2026, 5, 2) },
 			"restDays":          func(s *Settings) { s.RestDays = []int{0} },
 		}
@@ -90,6 +95,10 @@ func TestSettingsHash(t *testing.T) {
 			func(s *Settings) { s.StartDate = date(2026, 5, 1) },
 			func(s *Settings) { s.StartDate, s.EndDate = date(2026, 5, 1), date(2026, 5, 9) },
 			func(s *Settings) { s.RestDays = []int{2} },
+			func(s *Settings) { s.AverageSpeedKmh = 22 },
+			func(s *Settings) { s.DailyRidingHours = 5 },
+			func(s *Settings) { s.RestDayEvery = 5 },
+			func(s *Settings) { s.EbikeMode = true },
 		}
 		for i, m := range moves {
 			s := Defaults()
@@ -97,9 +106,7 @@ func TestSettingsHash(t *testing.T) {
 			require.NotEqual(t, base, SettingsHash(s), "change %d", i)
 		}
 		stays := []func(*Settings){
-			func(s *Settings) { s.AverageSpeedKmh = 22 },
 			func(s *Settings) { s.DepartureHour = 6 },
-			func(s *Settings) { s.EbikeMode = true },
 		}
 		for i, m := range stays {
 			s := Defaults()
@@ -115,5 +122,51 @@ func TestSettingsHash(t *testing.T) {
 		a.StartDate, b.StartDate = date(2026, 5, 1), date(2026, 5, 1).Add(13*60*60*1e9)
 		require.Equal(t, SettingsHash(a), SettingsHash(b))
 		require.Len(t, SettingsHash(a).String(), 64)
+	})
+}
+
+func TestPresets(t *testing.T) {
+	t.Parallel()
+
+	t.Run("every preset is valid, named by its values, and harder to easier in every value", func(t *testing.T) {
+		t.Parallel()
+		var prev Settings
+		for i, p := range Presets() {
+			s := p.Apply(Defaults())
+			require.NoError(t, s.Validate(), p)
+			require.Equal(t, p, PresetOf(s))
+			require.True(t, p.Valid())
+			if i > 0 {
+				require.Greater(t, s.AverageSpeedKmh, prev.AverageSpeedKmh, p)
+				require.Greater(t, s.DailyRidingHours, prev.DailyRidingHours, p)
+				require.Greater(t, s.ElevationPenalty, prev.ElevationPenalty, p)
+				require.Greater(t, s.MaxDistancePerDayKm, prev.MaxDistancePerDayKm, p)
+				require.Greater(t, s.FatigueFactor, prev.FatigueFactor, p)
+			}
+			prev = s
+		}
+	})
+
+	t.Run("editing one value of a preset makes the settings custom; custom and unknown names change nothing", func(t *testing.T) {
+		t.Parallel()
+		s := PresetExpert.Apply(Defaults())
+		s.DailyRidingHours = 7.5
+		require.Equal(t, PresetCustom, PresetOf(s))
+		require.Equal(t, s, PresetCustom.Apply(s))
+		require.Equal(t, s, Preset("racer").Apply(s))
+		require.False(t, Preset("racer").Valid())
+		require.True(t, PresetCustom.Valid())
+	})
+
+	t.Run("a preset keeps the dates, the departure and the e-bike mode", func(t *testing.T) {
+		t.Parallel()
+		s := Defaults()
+		s.StartDate, s.EndDate, s.DepartureHour, s.EbikeMode = date(2026, 6, 1), date(2026, 6, 9), 6, true
+		b := PresetBeginner.Apply(s)
+		require.Equal(t, s.StartDate, b.StartDate)
+		require.Equal(t, s.EndDate, b.EndDate)
+		require.Equal(t, 6, b.DepartureHour)
+		require.True(t, b.EbikeMode)
+		require.Equal(t, 14.0, b.AverageSpeedKmh)
 	})
 }

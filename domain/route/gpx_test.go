@@ -2,6 +2,7 @@ package route
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -26,10 +27,14 @@ type gpxExpect struct {
 	line int   // line the error must name (0: any line ≥ 1)
 }
 
-// gpxFixtures lists every file under testdata/gpx and testdata/gpx-edge;
+// gpxFixtures lists every GPX file under testdata/gpx and testdata/gpx-edge
+// (a .gz one is read gunzipped; licence files beside them are not fixtures);
 // TestReadGPXFixtures fails if a file there has no entry here.
 var gpxFixtures = map[string]gpxExpect{
 	"gpx/long_brouter_oslo-trondheim_fastbike.gpx":                 {points: 17895, source: SourceGPXTrack, title: "brouter_fastbike_0", eleKnown: true, waypoints: 22},
+	"gpx/ors_via-aurelia_roma-ventimiglia.gpx.gz":                  {points: 14564, source: SourceGPXTrack, title: "via-aurelia.gpx", eleKnown: true},
+	"gpx/brouter_car-test-route_oslo-rondane.gpx.gz":               {points: 8157, source: SourceGPXTrack, title: "brouter_car-vario_0", eleKnown: true, waypoints: 4},
+	"gpx/brouter_rondanestien_trekking.gpx.gz":                     {points: 5127, source: SourceGPXTrack, title: "brouter_trekking_0", eleKnown: false, waypoints: 18},
 	"gpx/multi_cerknicko-jezero_8tracks_gpx10.gpx":                 {points: 296, source: SourceGPXTrack, title: "ACTIVE LOG", eleKnown: true, waypoints: 7},
 	"gpx/multi_gpxstudio_with_tracks_and_segments.gpx":             {points: 79, source: SourceGPXTrack, title: "track 1", eleKnown: true},
 	"gpx/rte-only_drei-gipfel-lauf.gpx":                            {points: 2421, source: SourceGPXRoute, title: "Drei Gipfel Lauf", eleKnown: true},
@@ -52,18 +57,32 @@ var gpxFixtures = map[string]gpxExpect{
 	"gpx-edge/inline_gpxpy_wrong-root-kml.gpx":                     {err: ErrNotGPX, line: 1},
 }
 
+// readFixture returns the fixture's GPX document, gunzipped when its name
+// ends in .gz (the real routes kept compressed, testdata/SOURCES.md).
 func readFixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(name)))
 	require.NoError(t, err)
+	if strings.HasSuffix(name, ".gz") {
+		gz, err := gzip.NewReader(bytes.NewReader(b))
+		require.NoError(t, err)
+		b, err = io.ReadAll(gz)
+		require.NoError(t, err)
+	}
 	return b
 }
 
 func TestReadGPXFixtures(t *testing.T) {
 	t.Parallel()
 
-	files, err := filepath.Glob("testdata/gpx*/*")
+	all, err := filepath.Glob("testdata/gpx*/*")
 	require.NoError(t, err)
+	var files []string
+	for _, f := range all {
+		if !strings.HasPrefix(filepath.Base(f), "LICENSE.") {
+			files = append(files, f)
+		}
+	}
 	require.Len(t, files, len(gpxFixtures), "every fixture file has an expectation and vice versa")
 
 	for _, f := range files {

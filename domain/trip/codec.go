@@ -3,6 +3,7 @@ package trip
 import (
 	"math"
 
+	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/route"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
@@ -181,6 +182,14 @@ func settingsPB(s Settings) *eventsv1.TripSettings {
 	for _, t := range s.AccommodationTypes {
 		pb.EnabledAccommodationTypes = append(pb.EnabledAccommodationTypes, accommodationTypePB[t])
 	}
+	if s.Engine >= EngineCurrent {
+		// Engine-1 settings are written as they always were, so a trip
+		// that kept its old days stays byte for byte the trip it was.
+		pb.DailyRidingHours = s.DailyRidingHours
+		pb.RestDayEvery = uint32(s.RestDayEvery)
+		pb.Preset = string(s.Preset)
+		pb.PacingEngine = uint32(s.Engine)
+	}
 	return pb
 }
 
@@ -198,6 +207,15 @@ func settingsFrom(pb *eventsv1.TripSettings) Settings {
 	for _, t := range pb.GetEnabledAccommodationTypes() {
 		s.AccommodationTypes = append(s.AccommodationTypes, accommodationTypeFrom(t))
 	}
+	s.Engine = int(pb.GetPacingEngine())
+	s.DailyRidingHours, s.RestDayEvery = pb.GetDailyRidingHours(), int(pb.GetRestDayEvery())
+	if s.Engine < EngineCurrent {
+		// Written before the effort model: the distance-only engine's
+		// trip, read with the day its cap and speed describe.
+		s.Engine = EngineDistance
+		s.DailyRidingHours, s.RestDayEvery = legacyDailyHours(s), 0
+	}
+	s.Preset = pacing.PresetOf(s.Pacing())
 	return s
 }
 
@@ -241,20 +259,29 @@ var severityName = map[eventsv1.Severity]string{
 	eventsv1.Severity_SEVERITY_NUDGE:    "nudge",
 }
 
-// familyName is the rule family in lower case ("geometry", "weather"...).
-func familyName(f eventsv1.RuleFamily) string {
-	n := f.String()
-	const prefix = "RULE_FAMILY_"
-	if len(n) > len(prefix) {
-		n = n[len(prefix):]
-	}
-	b := []byte(n)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
+// familyPB is the events' spelling of every rule family.
+var familyPB = map[Family]eventsv1.RuleFamily{
+	FamilyGeometry: eventsv1.RuleFamily_RULE_FAMILY_GEOMETRY, FamilyDaylight: eventsv1.RuleFamily_RULE_FAMILY_DAYLIGHT,
+	FamilyPacing: eventsv1.RuleFamily_RULE_FAMILY_PACING, FamilyCalendar: eventsv1.RuleFamily_RULE_FAMILY_CALENDAR,
+	FamilyTraffic: eventsv1.RuleFamily_RULE_FAMILY_TRAFFIC, FamilySurface: eventsv1.RuleFamily_RULE_FAMILY_SURFACE,
+	FamilyResupply: eventsv1.RuleFamily_RULE_FAMILY_RESUPPLY, FamilyServices: eventsv1.RuleFamily_RULE_FAMILY_SERVICES,
+	FamilyCrossings: eventsv1.RuleFamily_RULE_FAMILY_CROSSINGS, FamilyCulture: eventsv1.RuleFamily_RULE_FAMILY_CULTURE,
+	FamilyWeather: eventsv1.RuleFamily_RULE_FAMILY_WEATHER, FamilyBorders: eventsv1.RuleFamily_RULE_FAMILY_BORDERS,
+}
+
+// familyFrom reads a recorded rule family ("" for none or an unknown one).
+func familyFrom(pb eventsv1.RuleFamily) Family { return keyOf(familyPB, pb) }
+
+// availabilityPB is the events' spelling of every availability.
+var availabilityPB = map[Availability]eventsv1.ProviderAvailability{
+	Available:     eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_AVAILABLE,
+	NotConfigured: eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_NOT_CONFIGURED,
+	Unavailable:   eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
+}
+
+// availabilityFrom reads a recorded availability ("" for none).
+func availabilityFrom(pb eventsv1.ProviderAvailability) Availability {
+	return keyOf(availabilityPB, pb)
 }
 
 func alertFrom(pb *eventsv1.Alert) Alert {
@@ -262,7 +289,7 @@ func alertFrom(pb *eventsv1.Alert) Alert {
 		Code:     pb.GetCode(),
 		Severity: severityName[pb.GetSeverity()],
 		Message:  pb.GetMessage(),
-		Family:   familyName(pb.GetFamily()),
+		Family:   familyFrom(pb.GetFamily()),
 	}
 	if pb.GetLocation() != nil {
 		p := pointFrom(pb.GetLocation())
@@ -291,14 +318,7 @@ var analysisReasonPB = map[AnalysisReason]eventsv1.AnalysisReason{
 	AnalysisUserRequested:  eventsv1.AnalysisReason_ANALYSIS_REASON_USER_REQUESTED,
 }
 
-func analysisReasonFrom(r eventsv1.AnalysisReason) AnalysisReason {
-	for k, v := range analysisReasonPB {
-		if v == r {
-			return k
-		}
-	}
-	return ""
-}
+func analysisReasonFrom(r eventsv1.AnalysisReason) AnalysisReason { return keyOf(analysisReasonPB, r) }
 
 var sourceKindPB = map[SourceKind]eventsv1.RouteSourceKind{
 	SourceKomootTour:       eventsv1.RouteSourceKind_ROUTE_SOURCE_KIND_KOMOOT_TOUR,
@@ -307,13 +327,18 @@ var sourceKindPB = map[SourceKind]eventsv1.RouteSourceKind{
 	SourceRideWithGPSRoute: eventsv1.RouteSourceKind_ROUTE_SOURCE_KIND_RIDEWITHGPS_ROUTE,
 }
 
-func sourceKindFrom(k eventsv1.RouteSourceKind) SourceKind {
-	for d, v := range sourceKindPB {
-		if v == k {
-			return d
+func sourceKindFrom(k eventsv1.RouteSourceKind) SourceKind { return keyOf(sourceKindPB, k) }
+
+// keyOf reads one of the codec's tables backwards: the domain value whose
+// event spelling is v, or the zero value (an unset or unknown enum).
+func keyOf[K, V comparable](m map[K]V, v V) K {
+	for k, x := range m {
+		if x == v {
+			return k
 		}
 	}
-	return ""
+	var zero K
+	return zero
 }
 
 func routeSourcePB(s Source) *eventsv1.RouteSource {

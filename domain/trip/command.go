@@ -89,6 +89,11 @@ type UpdateSettings struct {
 	// Title, when set, replaces the title (only the title changes).
 	Title *string
 	Patch SettingsPatch
+	// Repace re-cuts the days with the current pacing engine even when no
+	// setting changes: how a trip whose days were cut by engine 1 gets the
+	// effort model's plan. Refused when the settings already are the
+	// current engine's.
+	Repace bool
 }
 
 // InsertStage adds a straight-line stage at Position (0..len, len appends).
@@ -159,8 +164,8 @@ type RecordWaypointDetour struct {
 type RecordAccommodationsFound struct {
 	RadiusM int
 	Stages  []FoundAccommodations
-	// Availability is available, not_configured or unavailable.
-	Availability string
+	// Availability says whether a provider answered.
+	Availability Availability
 }
 
 // FoundAccommodations are the candidates for one stage.
@@ -207,14 +212,13 @@ type RecordAnalysis struct {
 type StageAnalysis struct {
 	Stage  StageRef
 	Alerts []Alert
-	// Families maps a rule family ("geometry", "weather"...) to
-	// available, not_configured or unavailable.
-	Families map[string]string
+	// Families says, per rule family, whether its provider answered.
+	Families map[Family]Availability
 	// Reasons says, for families that are unavailable, why ("overpass:
 	// circuit breaker open", "the trip has no dates to forecast"): what an
 	// agent needs to decide between waiting and changing the trip. At most
 	// MaxFamilyReasonBytes each (longer ones are cut); none for the others.
-	Reasons map[string]string
+	Reasons map[Family]string
 	// Resupply is the day's water and food points; nil when the OSM data
 	// was not looked at.
 	Resupply *Resupply

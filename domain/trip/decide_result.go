@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/roadbook/roadbook/domain/thirdparty"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
 
@@ -38,10 +39,11 @@ func decideRouteImported(s State, c RecordRouteImported) ([]Event, error) {
 	if s.RouteImport.Status != ComputationRequested {
 		return nil, nil // an import is never superseded; a redelivery records nothing
 	}
-	if err := validateRoute(c.Route); err != nil {
+	route := c.Route.cleaned()
+	if err := validateRoute(route); err != nil {
 		return nil, err
 	}
-	return []Event{routeImportedPB(c.Route)}, nil
+	return []Event{routeImportedPB(route)}, nil
 }
 
 func decideRouteImportFailed(s State, c RecordRouteImportFailed) ([]Event, error) {
@@ -122,12 +124,6 @@ func decideStagesFailed(s State, c RecordStagesFailed) ([]Event, error) {
 	return []Event{&eventsv1.StagesFailed{ComputedFor: computedForPB(c.For), Reason: capBytes(c.Reason, MaxReasonBytes), Retryable: c.Retryable}}, nil
 }
 
-var availabilityPB = map[string]eventsv1.ProviderAvailability{
-	"available":      eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_AVAILABLE,
-	"not_configured": eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_NOT_CONFIGURED,
-	"unavailable":    eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
-}
-
 // MaxCandidates is the number of accommodations kept per stage (DOMAIN §6).
 const MaxCandidates = 5
 
@@ -149,7 +145,7 @@ func decideAccommodationsFound(s State, c RecordAccommodationsFound) ([]Event, e
 		}
 		sa := &eventsv1.StageAccommodations{StageIndex: uint32(f.Stage.Index), StageContentHash: f.Stage.ContentHash}
 		for _, a := range f.Candidates {
-			sa.Candidates = append(sa.Candidates, accommodationPB(a))
+			sa.Candidates = append(sa.Candidates, accommodationPB(a.cleaned()))
 		}
 		ev.Stages = append(ev.Stages, sa)
 	}
@@ -294,7 +290,7 @@ func decideLabels(s State, c RecordLabels) ([]Event, error) {
 		}
 		ev.Labels = append(ev.Labels, &eventsv1.StageLabel{
 			StageIndex: uint32(l.Stage.Index), StageContentHash: l.Stage.ContentHash,
-			StartLabel: capRunes(l.Start, MaxTitleChars), EndLabel: capRunes(l.End, MaxTitleChars),
+			StartLabel: capRunes(thirdparty.Clean(l.Start), MaxTitleChars), EndLabel: capRunes(thirdparty.Clean(l.End), MaxTitleChars),
 		})
 	}
 	if len(ev.Labels) == 0 {
@@ -330,12 +326,6 @@ var severityPB = map[string]eventsv1.Severity{
 	"nudge":    eventsv1.Severity_SEVERITY_NUDGE,
 }
 
-// familyPB maps "geometry" to RULE_FAMILY_GEOMETRY.
-func familyPB(name string) (eventsv1.RuleFamily, bool) {
-	v, ok := eventsv1.RuleFamily_value["RULE_FAMILY_"+strings.ToUpper(name)]
-	return eventsv1.RuleFamily(v), ok && v != 0
-}
-
 func alertPB(a Alert) (*eventsv1.Alert, error) {
 	sev, ok := severityPB[a.Severity]
 	if !ok {
@@ -343,7 +333,7 @@ func alertPB(a Alert) (*eventsv1.Alert, error) {
 	}
 	pb := &eventsv1.Alert{Code: a.Code, Severity: sev, Message: capBytes(a.Message, MaxReasonBytes), Metrics: a.Metrics}
 	if a.Family != "" {
-		f, ok := familyPB(a.Family)
+		f, ok := familyPB[a.Family]
 		if !ok {
 			return nil, invalid("family", "unknown rule family")
 		}
@@ -377,12 +367,12 @@ func stageAnalysisPB(r StageAnalysis) (*eventsv1.StageAnalysis, error) {
 		pb.Alerts = append(pb.Alerts, apb)
 	}
 	for n, why := range r.Reasons {
-		if r.Families[n] != "unavailable" || why == "" {
+		if r.Families[n] != Unavailable || why == "" {
 			return nil, invalid("reasons", "only an unavailable family has a reason, and it is not empty")
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(r.Families)) { // deterministic events
-		f, ok := familyPB(n)
+		f, ok := familyPB[n]
 		av, ok2 := availabilityPB[r.Families[n]]
 		if !ok || !ok2 {
 			return nil, invalid("families", "unknown rule family or availability")

@@ -41,7 +41,8 @@ func decideCreate(s State, c Create) ([]Event, error) {
 		return []Event{created}, nil
 	}
 	u := c.Upload
-	if err := validateRoute(u.Route); err != nil {
+	route := u.Route.cleaned()
+	if err := validateRoute(route); err != nil {
 		return nil, err
 	}
 	if u.SizeBytes < 0 || u.SizeBytes > MaxUploadBytes {
@@ -53,7 +54,7 @@ func decideCreate(s State, c Create) ([]Event, error) {
 	created.Source = &eventsv1.TripCreated_Upload{Upload: &eventsv1.UploadSource{
 		RouteHash: u.Route.Hash, Filename: u.Filename, SizeBytes: uint64(u.SizeBytes),
 	}}
-	return []Event{created, routeImportedPB(u.Route)}, nil
+	return []Event{created, routeImportedPB(route)}, nil
 }
 
 // validateRoute checks an import result before it is recorded.
@@ -124,6 +125,17 @@ func decideUpdateSettings(s State, c UpdateSettings, today Date) ([]Event, error
 	if err := next.Validate(); err != nil {
 		return nil, err
 	}
+	if next.Engine < EngineCurrent && (c.Repace || splitChanges(s.Settings, next)) {
+		// A change to what moves the split (or a re-pace) moves an
+		// engine-1 trip to the effort model; anything else (departure,
+		// accommodation types, both dates shifted) keeps its days.
+		next.Engine = EngineCurrent
+	} else if c.Repace {
+		if s.Route == nil {
+			return nil, invalid("repace", "the trip has no route to pace yet")
+		}
+		return nil, invalid("repace", "the days are already cut by the current pacing engine; change a setting to re-cut them")
+	}
 	ev := &eventsv1.TripSettingsUpdated{Settings: settingsPB(next), PacingSettingsHash: next.PacingHash()}
 	titleChanged := false
 	if c.Title != nil {
@@ -149,6 +161,7 @@ func decideUpdateSettings(s State, c UpdateSettings, today Date) ([]Event, error
 func settingsEqual(a, b Settings) bool {
 	return a.FatigueFactor == b.FatigueFactor && a.ElevationPenaltyM == b.ElevationPenaltyM &&
 		a.MaxDistancePerDayKm == b.MaxDistancePerDayKm && a.AverageSpeedKmH == b.AverageSpeedKmH &&
+		a.DailyRidingHours == b.DailyRidingHours && a.RestDayEvery == b.RestDayEvery && a.Engine == b.Engine &&
 		a.DepartureHour == b.DepartureHour && a.EbikeMode == b.EbikeMode &&
 		a.StartDate == b.StartDate && a.EndDate == b.EndDate &&
 		slices.Equal(a.AccommodationTypes, b.AccommodationTypes)

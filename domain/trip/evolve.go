@@ -3,6 +3,7 @@ package trip
 import (
 	"slices"
 
+	"github.com/roadbook/roadbook/domain/route"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
 
@@ -107,7 +108,7 @@ func Evolve(s State, e Event) State {
 	case *eventsv1.AccommodationsRequested:
 		s.AccommodationSearch = AccommodationSearch{Status: ComputationRequested}
 	case *eventsv1.AccommodationsFound:
-		s.AccommodationSearch = AccommodationSearch{Status: ComputationDone, Availability: availabilityName(ev.GetAvailability())}
+		s.AccommodationSearch = AccommodationSearch{Status: ComputationDone, Availability: availabilityFrom(ev.GetAvailability())}
 		for _, f := range ev.GetStages() {
 			if i := s.stageIndexFor(f.GetStageContentHash(), -1); i >= 0 {
 				s.Stages[i].Offered = nil
@@ -149,8 +150,19 @@ func Evolve(s State, e Event) State {
 	case *eventsv1.LabelsResolved:
 		for _, l := range ev.GetLabels() {
 			if i := s.stageIndexFor(l.GetStageContentHash(), -1); i >= 0 {
-				s.Stages[i].StartLabel, s.Stages[i].EndLabel = l.GetStartLabel(), l.GetEndLabel()
-				s.Stages[i].Labelled, s.Stages[i].LabelsUnavailable = true, ""
+				st := &s.Stages[i]
+				st.StartLabel, st.EndLabel = l.GetStartLabel(), l.GetEndLabel()
+				// A geocoder that knew no place there (recorded empty
+				// before the label rule named such ends) reads as the
+				// coordinates the rule gives them now: a resolved label
+				// is never empty.
+				if st.StartLabel == "" {
+					st.StartLabel = route.CoordinatesText(st.Start)
+				}
+				if st.EndLabel == "" {
+					st.EndLabel = route.CoordinatesText(st.End)
+				}
+				st.Labelled, st.LabelsUnavailable = true, ""
 			}
 		}
 	case *eventsv1.LabelsUnavailable:
@@ -323,17 +335,17 @@ func applyAnalysisResults(s State, id string, results []*eventsv1.StageAnalysis)
 		h := r.GetStage().GetContentHash()
 		if i := s.stageIndexFor(h, -1); i >= 0 {
 			st := &s.Stages[i]
-			st.Alerts, st.Families, st.FamilyReasons, st.Analyzed = nil, map[string]string{}, nil, true
+			st.Alerts, st.Families, st.FamilyReasons, st.Analyzed = nil, map[Family]Availability{}, nil, true
 			st.Resupply, st.Weather = resupplyFrom(r.GetResupply()), weatherFrom(r.GetWeather())
 			for _, a := range r.GetAlerts() {
 				st.Alerts = append(st.Alerts, alertFrom(a))
 			}
 			for _, f := range r.GetFamilies() {
-				name := familyName(f.GetFamily())
-				st.Families[name] = availabilityName(f.GetAvailability())
+				name := familyFrom(f.GetFamily())
+				st.Families[name] = availabilityFrom(f.GetAvailability())
 				if f.GetReason() != "" {
 					if st.FamilyReasons == nil {
-						st.FamilyReasons = map[string]string{}
+						st.FamilyReasons = map[Family]string{}
 					}
 					st.FamilyReasons[name] = f.GetReason()
 				}
@@ -344,16 +356,6 @@ func applyAnalysisResults(s State, id string, results []*eventsv1.StageAnalysis)
 		})
 	}
 	return s
-}
-
-// availabilityName is the lower-case spelling of a provider availability.
-func availabilityName(a eventsv1.ProviderAvailability) string {
-	for k, v := range availabilityPB {
-		if v == a {
-			return k
-		}
-	}
-	return ""
 }
 
 // reattach gives each waypoint to the candidate stage it is closest to, so

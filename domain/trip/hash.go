@@ -11,7 +11,8 @@ import (
 
 // StageContentHash is the hex SHA-256 of what a stage's analysis depends on:
 // its kind, end points, geometry, date, and the settings that change results
-// (average speed, departure hour, e-bike mode). Results name the hash they
+// (average speed, departure hour, e-bike mode; for the effort model also the
+// climbing, daily hours, fatigue, rest-day rhythm and cap). Results name the hash they
 // were computed for, so a result for content the trip no longer has is
 // superseded instead of applied. Coordinates enter at the event encoding's
 // precision, so the hash survives a round trip through an event.
@@ -52,6 +53,16 @@ func StageContentHash(st Stage, s Settings) string {
 		putInt(1)
 	} else {
 		putInt(0)
+	}
+	if s.Engine >= EngineCurrent {
+		// The effort model's alerts also read the rider's climbing, daily
+		// hours, fatigue, rest-day rhythm and cap. Engine-1 trips keep
+		// the hash their analyses were recorded for.
+		h.Write([]byte("|effort/v2|"))
+		for _, v := range []float64{s.ElevationPenaltyM, s.DailyRidingHours, s.FatigueFactor, s.MaxDistancePerDayKm} {
+			putInt(int64(math.Round(v * 1000)))
+		}
+		putInt(int64(s.RestDayEvery))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/domain/route"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
@@ -14,17 +15,26 @@ import (
 // Evolve keeps them on the stage whose ContentHash they name, and normalize
 // drops them when that content changes.
 
-// The resupply kinds, as the analysis records them.
+// ResupplyKind is what a resupply point offers: the rules' own vocabulary
+// (alert.ResupplyKind), so the worker records what the rules measured
+// without a second spelling.
+type ResupplyKind = alert.ResupplyKind
+
+// The resupply kinds.
 const (
-	ResupplyWater = "water"
-	ResupplyShop  = "shop"
-	ResupplyFood  = "food"
+	ResupplyWater = alert.ResupplyWater
+	ResupplyShop  = alert.ResupplyShop
+	ResupplyFood  = alert.ResupplyFood
 )
+
+// OpenState says whether a resupply point is open when the rider passes
+// (alert.OpenAt); the zero value is unknown.
+type OpenState = alert.OpenState
 
 // The open-at-passage states ("" is unknown).
 const (
-	OpenAtPassage   = "open"
-	ClosedAtPassage = "closed"
+	OpenAtPassage   = alert.Open
+	ClosedAtPassage = alert.Closed
 )
 
 // Bounds of one stage's resupply result (the event contract's), so one
@@ -48,24 +58,26 @@ type Resupply struct {
 // ResupplyPoint is one place along a day to refill water or buy food.
 type ResupplyPoint struct {
 	// Kind is ResupplyWater, ResupplyShop or ResupplyFood.
-	Kind string
-	// Name is third-party text (cleaned by the worker); may be empty.
+	Kind ResupplyKind
+	// Name is third-party text (OSM's name tag), cleaned when recorded
+	// (thirdparty.go); may be empty.
 	Name     string
 	Location route.Point
 	// AtM is the distance along the day where the route passes it;
 	// OffRouteM how far it is from the route.
 	AtM, OffRouteM float64
-	// OpeningHours is OSM's opening_hours when tagged (third-party text).
+	// OpeningHours is OSM's opening_hours when tagged (third-party text,
+	// cleaned like Name).
 	OpeningHours string
 	// Open is OpenAtPassage, ClosedAtPassage or "" (unknown).
-	Open string
+	Open OpenState
 }
 
 // ResupplyOmitted counts the points of one kind found in segment Segment
 // (from 0) of the day but not kept.
 type ResupplyOmitted struct {
 	Segment int
-	Kind    string
+	Kind    ResupplyKind
 	Count   int
 }
 
@@ -82,26 +94,16 @@ type Weather struct {
 	HumidityPct, Comfort                  float64
 }
 
-var resupplyKindPB = map[string]eventsv1.ResupplyKind{
+var resupplyKindPB = map[ResupplyKind]eventsv1.ResupplyKind{
 	ResupplyWater: eventsv1.ResupplyKind_RESUPPLY_KIND_WATER,
 	ResupplyShop:  eventsv1.ResupplyKind_RESUPPLY_KIND_SHOP,
 	ResupplyFood:  eventsv1.ResupplyKind_RESUPPLY_KIND_FOOD,
 }
 
-var openPB = map[string]eventsv1.OpenAtPassage{
+var openPB = map[OpenState]eventsv1.OpenAtPassage{
 	"":              eventsv1.OpenAtPassage_OPEN_AT_PASSAGE_UNSPECIFIED,
 	OpenAtPassage:   eventsv1.OpenAtPassage_OPEN_AT_PASSAGE_OPEN,
 	ClosedAtPassage: eventsv1.OpenAtPassage_OPEN_AT_PASSAGE_CLOSED,
-}
-
-func keyOf[K comparable, V comparable](m map[K]V, v V) K {
-	for k, x := range m {
-		if x == v {
-			return k
-		}
-	}
-	var zero K
-	return zero
 }
 
 // resupplyPB validates and encodes a resupply result; nil stays nil ("not
@@ -126,6 +128,7 @@ func resupplyPB(r *Resupply) (*eventsv1.StageResupply, error) {
 		if !finiteNonNegative(p.AtM) || !finiteNonNegative(p.OffRouteM) || !validPoint(p.Location) {
 			return nil, invalid(fmt.Sprintf("resupply.points[%d]", i), "needs a valid location and finite distances >= 0")
 		}
+		p = p.cleaned()
 		pb.Points = append(pb.Points, &eventsv1.ResupplyPoint{Kind: k, Name: capBytes(p.Name, MaxResupplyTextBytes),
 			Location: pointPB(quantize(p.Location)), AtM: roundM(p.AtM), OffRouteM: roundM(p.OffRouteM),
 			OpeningHours: capBytes(p.OpeningHours, MaxResupplyTextBytes), OpenAtPassage: open})

@@ -15,7 +15,7 @@ import (
 func fullResupply(at route.Point) *Resupply {
 	r := &Resupply{SegmentM: 10000}
 	for i := range MaxResupplyPoints {
-		r.Points = append(r.Points, ResupplyPoint{Kind: []string{ResupplyWater, ResupplyShop, ResupplyFood}[i%3],
+		r.Points = append(r.Points, ResupplyPoint{Kind: []ResupplyKind{ResupplyWater, ResupplyShop, ResupplyFood}[i%3],
 			Name: fmt.Sprintf("%0250d", i), Location: at, AtM: float64(i) * 100, OffRouteM: 120,
 			OpeningHours: fmt.Sprintf("Mo-Sa 08:00-20:00; %0230d", i), Open: ClosedAtPassage})
 	}
@@ -40,7 +40,7 @@ func TestResupplyAndWeatherResults(t *testing.T) {
 		var rs []StageAnalysis
 		for _, st := range s.Stages {
 			rs = append(rs, StageAnalysis{Stage: StageRef{Index: st.Index, ContentHash: st.ContentHash},
-				Families: map[string]string{"geometry": "available"}, Resupply: r, Weather: w})
+				Families: map[Family]Availability{FamilyGeometry: Available}, Resupply: r, Weather: w})
 		}
 		return RecordAnalysis{AnalysisID: auto.ID, Stages: rs, Final: true}
 	}

@@ -140,10 +140,12 @@ type Stage struct {
 	OnRoute bool
 	// RouteStartM and RouteEndM are distances along the route in metres.
 	RouteStartM, RouteEndM float64
-	// StartLabel and EndLabel are place names (third-party text).
+	// StartLabel and EndLabel say where the stage's ends are (third-party
+	// text): a place's name, "23 km SE of Otta", or the coordinates where
+	// no geocoder knows a place; empty only until labelled.
 	StartLabel, EndLabel string
 	// Labelled is true once a geocoder answered for this stage's ends, even
-	// when it knows no place there (the labels then stay empty).
+	// when it knows no place there (the labels then are the coordinates).
 	Labelled bool
 	// LabelsUnavailable says why labels could not be produced (no geocoder,
 	// the geocoder down); empty otherwise. Labelling clears it.
@@ -157,9 +159,9 @@ type Stage struct {
 	// Alerts are the analysis findings for this content.
 	Alerts []Alert
 	// Families says, per rule family, whether its provider answered.
-	Families map[string]string
+	Families map[Family]Availability
 	// FamilyReasons says why, for the families that are unavailable.
-	FamilyReasons map[string]string
+	FamilyReasons map[Family]string
 	// Analyzed is true once an analysis result for ContentHash landed.
 	Analyzed bool
 	// Resupply is where the day offers water and food (an analysis result
@@ -207,11 +209,6 @@ type Accommodation struct {
 	ClosedMonths uint16
 }
 
-// MayBeClosedIn reports whether the place may be closed in month m (1–12).
-func (a Accommodation) MayBeClosedIn(m int) bool {
-	return m >= 1 && m <= 12 && a.ClosedMonths&(1<<(m-1)) != 0
-}
-
 // ChosenAccommodation is the night a rider picked for a stage.
 type ChosenAccommodation struct {
 	Accommodation
@@ -224,7 +221,7 @@ type Alert struct {
 	Code     string
 	Severity string // critical | warning | nudge
 	Message  string
-	Family   string
+	Family   Family
 	Location *route.Point
 	Metrics  map[string]float64
 	// Action is the proposed fix, when there is one.
@@ -321,9 +318,8 @@ type AccommodationSearch struct {
 	// Status is none (never requested), requested, or done once a result
 	// landed.
 	Status ComputationStatus
-	// Availability is the last result's: available, not_configured or
-	// unavailable.
-	Availability string
+	// Availability is the last result's.
+	Availability Availability
 }
 
 // ShareLink is the trip's public link (DOMAIN §8).

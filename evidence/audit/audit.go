@@ -211,21 +211,31 @@ func published(ctx context.Context, natsURL string) (map[string]int, error) {
 		return nil, err
 	}
 	var got uint64
+	empty := 0
 	for got < total {
 		// Ask for no more than remains: Fetch returns as soon as the batch is full.
 		batch, err := cons.Fetch(int(min(500, total-got)), jetstream.FetchMaxWait(5*time.Second))
-		if err != nil {
-			return nil, err
-		}
 		n := 0
-		for m := range batch.Messages() {
-			out[m.Headers().Get(nats.MsgIdHdr)]++
-			got++
-			n++
+		if err == nil {
+			for m := range batch.Messages() {
+				out[m.Headers().Get(nats.MsgIdHdr)]++
+				got++
+				n++
+			}
+			err = batch.Error()
 		}
-		if n == 0 {
-			return nil, fmt.Errorf("EVENTS: read %d of %d messages, then nothing", got, total)
+		if n > 0 {
+			empty = 0
+			continue
 		}
+		// On a cluster a pull can find the ordered consumer's ephemeral
+		// consumer not yet answering ("no responders"); the ordered
+		// consumer then recreates itself from the next sequence, so an
+		// empty batch is retried a few times before it counts as the end.
+		if empty++; empty > 5 {
+			return nil, fmt.Errorf("EVENTS: read %d of %d messages, then nothing (last error: %v)", got, total, err)
+		}
+		time.Sleep(time.Second)
 	}
 	return out, nil
 }

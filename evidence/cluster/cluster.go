@@ -2,7 +2,8 @@
 // `roadbook api`, `roadbook worker` (one or more) and `roadbook mcp` as
 // separate processes, on a private PostgreSQL cluster made with initdb under
 // a temporary directory (its own port, so restarting it disturbs nothing
-// else) and a NATS server process with JetStream — beside in-process fakes
+// else) and a NATS server process with JetStream — or three clustered, their
+// routes running through TCP proxies a run can cut — beside in-process fakes
 // of the outside world: the token issuer's JWKS, a Nominatim that can be
 // switched off, and a canary HTTP server that counts any request reaching
 // it (a server-side request forgery).
@@ -41,19 +42,29 @@ type Options struct {
 	// Source is the checkout the binaries are built from (default: this
 	// workspace's root).
 	Source string
+	// NATSNodes is 1 (default: one server) or 3: a JetStream cluster whose
+	// routes run through proxies (Partition cuts them), with the workers'
+	// streams and buckets at three replicas (ROADBOOK_STREAM_REPLICAS=3)
+	// and every service given all three client URLs.
+	NATSNodes int
 }
 
 // Cluster is the running system under test.
 type Cluster struct {
 	// Dir is the working directory (logs under Dir/logs).
 	Dir string
-	// Postgres, NATS, API, MCP and Workers are the processes.
+	// Postgres, NATS, API, MCP and Workers are the processes; NATS is the
+	// first of NATSNodes, which holds every NATS server (one, or three).
 	Postgres, NATS, API, MCP *Proc
 	Workers                  []*Proc
+	NATSNodes                []*Proc
 	// DatabaseURL reaches the private PostgreSQL cluster.
 	DatabaseURL string
-	// NATSURL, APIURL and MCPURL are the endpoints (MCPURL ends in /mcp).
+	// NATSURL, APIURL and MCPURL are the endpoints (MCPURL ends in /mcp);
+	// NATSURL lists every node's client URL, comma-separated, as the
+	// services get it, and NodeURLs has them one by one.
 	NATSURL, APIURL, MCPURL string
+	NodeURLs                []string
 	// WorkerURLs are the workers' health/metrics ports.
 	WorkerURLs []string
 	// Issuer mints agents' and API tokens the services trust.
@@ -69,6 +80,11 @@ type Cluster struct {
 	log       *slog.Logger
 	servers   []*http.Server
 	canaryURL string
+	// routes[i][j] carries node i's route to node j (nil on the diagonal);
+	// monitors are the nodes' monitoring ports.
+	routes   [][]*Proxy
+	monitors []int
+	sinks    []net.Listener
 }
 
 // Root is the repository root (the directory of go.work).
@@ -136,18 +152,8 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := c.startPostgres(ctx); err != nil {
 		return nil, err
 	}
-	natsPort, err := freePort()
-	if err != nil {
+	if err := c.startNATS(ctx, bin, o.NATSNodes); err != nil {
 		return nil, err
-	}
-	c.NATSURL = "nats://127.0.0.1:" + strconv.Itoa(natsPort)
-	c.NATS = &Proc{Name: "nats", Path: filepath.Join(bin, "natsd"), Args: []string{"-port", strconv.Itoa(natsPort), "-dir", filepath.Join(o.Dir, "jetstream")},
-		Log: filepath.Join(o.Dir, "logs", "nats.log")}
-	if err := c.NATS.Start(); err != nil {
-		return nil, err
-	}
-	if err := waitTCP(ctx, "127.0.0.1:"+strconv.Itoa(natsPort), 30*time.Second); err != nil {
-		return nil, fmt.Errorf("nats: %w", err)
 	}
 	// The outside world, in process.
 	c.Issuer, err = NewIssuer()
@@ -158,7 +164,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Nominatim, err = NewFakeNominatim(filepath.Join(root, "evidence", "testdata", "nominatim"))
+	c.Nominatim, err = NewFakeNominatim(filepath.Join(root, "testkit", "fixtures", "nominatim"))
 	if err != nil {
 		return nil, err
 	}
@@ -190,6 +196,10 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	c.APIURL = "http://127.0.0.1:" + strconv.Itoa(apiPort)
 	c.API = &Proc{Name: "api", Path: filepath.Join(bin, "roadbook"), Args: []string{"api"}, Log: filepath.Join(o.Dir, "logs", "api.log"),
 		Env: append(append(append([]string{}, common...), deployGC...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(apiPort), "ROADBOOK_PUBLIC_BASE_URL=http://roadbook.evidence")}
+	replicas := "1"
+	if len(c.NATSNodes) == 3 {
+		replicas = "3"
+	}
 	for i := range o.Workers {
 		p, err := freePort()
 		if err != nil {
@@ -199,7 +209,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		c.Workers = append(c.Workers, &Proc{Name: fmt.Sprintf("worker-%d", i+1), Path: filepath.Join(bin, "roadbook"), Args: []string{"worker"},
 			Log: filepath.Join(o.Dir, "logs", fmt.Sprintf("worker-%d.log", i+1)),
 			Env: append(append([]string{}, common...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(p),
-				"ROADBOOK_WORKER_CONCURRENCY="+strconv.Itoa(o.WorkerConcurrency), "ROADBOOK_SHUTDOWN_TIMEOUT=20s",
+				"ROADBOOK_WORKER_CONCURRENCY="+strconv.Itoa(o.WorkerConcurrency), "ROADBOOK_SHUTDOWN_TIMEOUT=20s", "ROADBOOK_STREAM_REPLICAS="+replicas,
 				"ROADBOOK_GEOCODER=nominatim", "ROADBOOK_NOMINATIM_URL="+nomURL,
 				"ROADBOOK_KOMOOT_URL="+provURL, "ROADBOOK_STRAVA_URL="+provURL, "ROADBOOK_RIDEWITHGPS_URL="+provURL, "ROADBOOK_USER_AGENT=roadbook-evidence/1 (+https://github.com/roadbook/roadbook)")})
 	}
@@ -326,12 +336,13 @@ func (c *Cluster) RestartNATS(ctx context.Context) error {
 	if err := c.NATS.Start(); err != nil {
 		return err
 	}
-	return waitTCP(ctx, strings.TrimPrefix(c.NATSURL, "nats://"), 30*time.Second)
+	return waitTCP(ctx, strings.TrimPrefix(c.NodeURLs[0], "nats://"), 30*time.Second)
 }
 
 // Procs are every process, for sampling.
 func (c *Cluster) Procs() []*Proc {
-	ps := []*Proc{c.Postgres, c.NATS, c.API, c.MCP}
+	ps := append([]*Proc{c.Postgres}, c.NATSNodes...)
+	ps = append(ps, c.API, c.MCP)
 	return append(ps, c.Workers...)
 }
 
@@ -361,8 +372,18 @@ func (c *Cluster) Close() {
 			_ = p.Stop(syscall.SIGTERM, 30*time.Second)
 		}
 	}
-	if c.NATS != nil {
-		_ = c.NATS.Stop(syscall.SIGTERM, 20*time.Second)
+	for _, n := range c.NATSNodes {
+		_ = n.Stop(syscall.SIGTERM, 20*time.Second)
+	}
+	for _, row := range c.routes {
+		for _, p := range row {
+			if p != nil {
+				p.Close()
+			}
+		}
+	}
+	for _, l := range c.sinks {
+		_ = l.Close()
 	}
 	if c.Postgres != nil {
 		_ = c.Postgres.Stop(syscall.SIGINT, 30*time.Second)

@@ -22,7 +22,7 @@ const (
 
 // Result is what one evidence run writes (results/<kind>.json).
 type Result struct {
-	// Kind is fuzz, hostile, soak or chaos.
+	// Kind is fuzz, hostile, soak, chaos, chaos-cluster or capacity.
 	Kind string `json:"kind"`
 	// Command reproduces the run.
 	Command string `json:"command"`
@@ -67,7 +67,7 @@ func Write(dir string, r Result) error {
 }
 
 // Kinds are the runs, in the order the document shows them.
-var Kinds = []string{"fuzz", "hostile", "soak", "chaos", "capacity"}
+var Kinds = []string{"fuzz", "hostile", "soak", "chaos", "chaos-cluster", "capacity"}
 
 // Load reads dir/<kind>.json for every kind; a missing file is a run not
 // made (nil in the map), a malformed one an error.

@@ -14,12 +14,12 @@ import (
 
 // paceFixtureCandidates locate the 627 km Oslo–Trondheim track relative to
 // the domain module (`make bench-domain` runs from domain/), the repository
-// root, or this command's directory. The pacing package's copy is used: its
-// owner keeps it.
+// root, or this command's directory: the domain's one copy of the real
+// routes, the route package's testdata (domain/route/testdata/SOURCES.md).
 var paceFixtureCandidates = []string{
-	"pacing/testdata/long_brouter_oslo-trondheim_fastbike.gpx",
-	"domain/pacing/testdata/long_brouter_oslo-trondheim_fastbike.gpx",
-	"../../pacing/testdata/long_brouter_oslo-trondheim_fastbike.gpx",
+	"route/testdata/gpx/long_brouter_oslo-trondheim_fastbike.gpx",
+	"domain/route/testdata/gpx/long_brouter_oslo-trondheim_fastbike.gpx",
+	"../../route/testdata/gpx/long_brouter_oslo-trondheim_fastbike.gpx",
 }
 
 const (

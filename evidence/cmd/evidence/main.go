@@ -3,6 +3,7 @@
 //
 //	evidence soak    -duration 10m -agents 200   (make soak)
 //	evidence chaos   -agents 50 -phase 60s       (make chaos)
+//	evidence chaos   -nats-nodes 3 -agents 200   (make chaos-cluster)
 //	evidence hostile                             (make hostile)
 //
 // Each writes evidence/results/<kind>.json; `go run ./evidence/cmd/report`
@@ -56,6 +57,7 @@ func main() {
 	case "chaos":
 		fs.IntVar(&co.agents, "agents", 50, "concurrent agents during the faults")
 		fs.DurationVar(&co.phase, "phase", 60*time.Second, "load after each fault (half of it before)")
+		fs.IntVar(&co.natsNodes, "nats-nodes", 1, "1: one NATS server and the four faults; 3: a NATS cluster (R3) and the node faults (make chaos-cluster)")
 	case "hostile":
 	default:
 		fmt.Fprintf(os.Stderr, "unknown command %q: want soak, chaos or hostile\n", cmd)

@@ -14,11 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/roadbook/roadbook/domain/pacing"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // generousLimits lifts the per-user limits for tests that create many trips.
@@ -133,7 +134,7 @@ func TestTripService(t *testing.T) {
 		for _, b := range bad {
 			_, err := b.who.trips.ListTrips(ctx, connect.NewRequest(b.req))
 			require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
-			require.Equal(t, "page_token", errorInfo(t, err).Field)
+			require.Equal(t, "pageToken", errorInfo(t, err).Field)
 		}
 	})
 
@@ -218,6 +219,42 @@ func TestTripService(t *testing.T) {
 		t.Logf("ready at %d, updated to %d", d.Version, upd.Msg.Version)
 		require.Equal(t, connect.CodeAborted, connect.CodeOf(err))
 		require.Equal(t, upd.Msg.Version, errorInfo(t, err).GetCurrentVersion())
+	})
+
+	t.Run("a preset's values show in the settings, one edited value makes the trip custom, and repace is refused on new days", func(t *testing.T) {
+		t.Parallel()
+		c := h.as(t, "presets", nil)
+		d := h.readyTrip(t, c)
+		require.Equal(t, roadbookv1.RiderPreset_RIDER_PRESET_INTERMEDIATE, d.Settings.Preset)
+		require.InDelta(t, 6, d.Settings.DailyRidingHours, 1e-9)
+		require.EqualValues(t, 2, d.Settings.PacingEngine)
+		for _, st := range d.Stages {
+			require.Positive(t, st.RidingHours, "day %d carries its modelled riding hours", st.Index)
+			require.LessOrEqual(t, st.RidingHours, 6.0+1e-6)
+		}
+
+		expert := roadbookv1.RiderPreset_RIDER_PRESET_EXPERT
+		prev, err := c.trips.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: d.TripId, Version: d.Version,
+			Settings: &roadbookv1.TripSettingsInput{Preset: &expert}, ValidateOnly: true}))
+		require.NoError(t, err)
+		require.Equal(t, expert, prev.Msg.Settings.Preset)
+		require.InDelta(t, 8, prev.Msg.Settings.DailyRidingHours, 1e-9)
+		require.InDelta(t, 22, prev.Msg.Settings.AverageSpeedKmPerH, 1e-9)
+		require.True(t, prev.Msg.Impact.StagesRecomputed)
+
+		prev, err = c.trips.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: d.TripId, Version: d.Version,
+			Settings: &roadbookv1.TripSettingsInput{Preset: &expert, DailyRidingHours: new(float64(7))}, ValidateOnly: true}))
+		require.NoError(t, err)
+		require.Equal(t, roadbookv1.RiderPreset_RIDER_PRESET_CUSTOM, prev.Msg.Settings.Preset)
+
+		_, err = c.trips.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: d.TripId, Version: d.Version,
+			Settings: &roadbookv1.TripSettingsInput{}, Repace: true}))
+		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
+		require.Equal(t, "repace", errorInfo(t, err).GetField())
+
+		_, err = c.trips.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: d.TripId, Version: d.Version,
+			Settings: &roadbookv1.TripSettingsInput{DailyRidingHours: new(float64(20))}}))
+		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
 	})
 
 	t.Run("delete removes the trip and its share index for good and the id is never reused", func(t *testing.T) {
@@ -369,10 +406,18 @@ func TestTripService(t *testing.T) {
 		s := st.Msg.Stage
 		rt := s.RiderTime
 		require.NotNil(t, rt)
-		// DOMAIN §3: speed = max(5, avg − 2·(D+/500)); riding = km/speed;
-		// breaks = floor(riding/2)·10 min, plus 1 h lunch when the ride spans noon.
-		speed := math.Max(5, 20-2*(s.AscentM/500))
-		riding := s.DistanceM / 1000 / speed
+		// docs/design/PACING.md "Rider time": riding from the effort model on
+		// the day's line and D+ (the engine's own number for the day);
+		// breaks = floor(riding/2)·10 min, plus 1 h lunch when the ride
+		// spans noon.
+		l, err := h.trips.Load(ctx, tripstore.System(), uuid.MustParse(d.TripId))
+		require.NoError(t, err)
+		day := l.State.Stages[0]
+		riding := pacing.NewModel(l.State.Settings.Pacing()).StageSeconds(day.Geometry, day.AscentM) / 3600
+		speed := s.DistanceM / 1000 / riding
+		require.Greater(t, riding, s.DistanceM/1000/20, "the day climbs: slower than 20 km/h on the flat")
+		require.NotEqual(t, math.Round(s.DistanceM/1000/math.Max(5, 20-2*(s.AscentM/500))*100), math.Round(riding*100),
+			"not the old formula max(5, speed − 2·D+/500)")
 		breaks := math.Floor(riding/2) * 10 / 60
 		if 8 < 12 && 12 < 8+riding {
 			breaks++

@@ -12,12 +12,12 @@ import (
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/fetch"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // routeFetcher adapts fetch.Fetcher to the consumers' RouteFetcher and
@@ -47,42 +47,42 @@ func (r routeFetcher) FetchTours(ctx context.Context, src trip.Source) ([]consum
 }
 
 // syncLabeler labels every stage at once with a fast, offline geocoder (the
-// gazetteer): the analysis records the labels itself.
+// gazetteer): the analysis records the labels itself. The names follow the
+// label rule every geocoder's labels follow (geocode.StageLabels): a place's
+// name near it, "23 km SE of Otta" farther, consecutive ends never the same
+// bare name, coordinates where no place is known.
 type syncLabeler struct{ g geocode.Geocoder }
 
 // Name implements consumer.Labeler.
 func (l syncLabeler) Name() string { return l.g.Name() }
 
-// Labels implements consumer.Labeler. A point with no place near is an
-// empty name (the stage is still labelled); any other error fails the
-// whole batch, which the analysis records as unavailable.
+// Labels implements consumer.Labeler. A point with no place near is named
+// by its coordinates (the stage is still labelled); any other error fails
+// the whole batch, which the analysis records as unavailable.
 func (l syncLabeler) Labels(ctx context.Context, _ uuid.UUID, stages []trip.Stage) ([]trip.StageLabel, error) {
-	names := map[route.Point]string{}
-	name := func(p route.Point) (string, error) {
-		key := route.Point{Lat: p.Lat, Lon: p.Lon}
-		if n, ok := names[key]; ok {
-			return n, nil
+	places := map[geocode.Point]geocode.Place{}
+	ends := make([]geocode.StageEnds, len(stages))
+	for i, s := range stages {
+		ends[i] = geocode.StageEnds{Index: s.Index, ContentHash: s.ContentHash,
+			Start: geocode.Point{Lat: s.Start.Lat, Lon: s.Start.Lon}, End: geocode.Point{Lat: s.End.Lat, Lon: s.End.Lon}}
+		for _, p := range []geocode.Point{ends[i].Start, ends[i].End} {
+			if _, ok := places[p]; ok {
+				continue
+			}
+			place, err := l.g.Reverse(ctx, p.Lat, p.Lon)
+			switch {
+			case errors.Is(err, geocode.ErrNoPlace):
+				place = geocode.Place{}
+			case err != nil:
+				return nil, err
+			}
+			places[p] = place
 		}
-		place, err := l.g.Reverse(ctx, p.Lat, p.Lon)
-		switch {
-		case errors.Is(err, geocode.ErrNoPlace):
-		case err != nil:
-			return "", err
-		}
-		names[key] = place.Name
-		return place.Name, nil
 	}
-	out := make([]trip.StageLabel, 0, len(stages))
-	for _, s := range stages {
-		start, err := name(s.Start)
-		if err != nil {
-			return nil, err
-		}
-		end, err := name(s.End)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, trip.StageLabel{Stage: trip.StageRef{Index: s.Index, ContentHash: s.ContentHash}, Start: start, End: end})
+	labels := geocode.StageLabels(ends, func(p geocode.Point) geocode.Place { return places[p] })
+	out := make([]trip.StageLabel, len(labels))
+	for i, l := range labels {
+		out[i] = trip.StageLabel{Stage: trip.StageRef{Index: l.Index, ContentHash: l.ContentHash}, Start: l.Start, End: l.End}
 	}
 	return out, nil
 }
@@ -145,8 +145,7 @@ func (s labelSink) unavailable(ctx context.Context, tripID, geocoder, reason str
 func providerStages(in []trip.Stage) []provider.Stage {
 	out := make([]provider.Stage, len(in))
 	for i, s := range in {
-		out[i] = provider.Stage{Index: s.Index, Start: s.Start, End: s.End, Points: s.Geometry, RestDay: s.RestDay,
-			DistanceM: s.DistanceM, AscentM: s.AscentM}
+		out[i] = provider.Stage{Index: s.Index, Start: s.Start, End: s.End, Points: s.Geometry, RestDay: s.RestDay}
 		if !s.Date.IsZero() {
 			out[i].Date, _ = time.Parse(time.DateOnly, s.Date.String())
 		}
@@ -154,32 +153,32 @@ func providerStages(in []trip.Stage) []provider.Stage {
 	return out
 }
 
-// familyProvider is one rule family of provider.Analyzer as a
-// consumer.Provider: OSM (Overpass, one query per stage: the event families
-// of provider.OSMFamilies — traffic, surface, resupply, services, crossings,
-// culture) or weather (Open-Meteo: comfort and headwind). A failure makes
-// every event family it claims unavailable.
+// familyProvider is one data source of provider.Analyzer as a
+// consumer.Provider: OSM (Overpass, one query per stage, the six families of
+// trip.SourceFamilies(alert.FamilyOSM)) or weather (Open-Meteo: comfort and
+// headwind). A failure makes every family of the source unavailable.
 type familyProvider struct {
 	a      *provider.Analyzer
-	family alert.RuleFamily
-	events []string
-	// holiday says whether a date is a public holiday at a point (for the
-	// opening hours of resupply points); nil: none known.
-	holiday func(lat, lon float64, date time.Time) bool
+	source alert.RuleFamily
 }
 
 // Families implements consumer.Provider.
-func (p familyProvider) Families() []string { return p.events }
+func (p familyProvider) Families() []trip.Family { return trip.SourceFamilies(p.source) }
 
 // Analyze implements consumer.Provider.
 func (p familyProvider) Analyze(ctx context.Context, t trip.State, stages []trip.Stage) (consumer.ProviderResult, error) {
-	rider := provider.Rider{AverageSpeedKmh: t.Settings.AverageSpeedKmH, DepartureHour: t.Settings.DepartureHour, Holiday: p.holiday}
-	res, err := p.a.AnalyzeTrip(ctx, providerStages(stages), rider)
+	ps := providerStages(stages)
+	for i, s := range stages {
+		if !s.Date.IsZero() && !s.RestDay {
+			ps[i].Rider = s.RiderTime(t.Settings)
+		}
+	}
+	res, err := p.a.Analyze(ctx, ps)
 	if err != nil {
 		return consumer.ProviderResult{}, err
 	}
 	for _, av := range res.Availability {
-		if av.Family == p.family && av.Status != alert.StatusEvaluated {
+		if av.Family == p.source && av.Status != alert.StatusEvaluated {
 			return consumer.ProviderResult{}, &consumer.ProviderUnavailableError{Reason: av.Reason}
 		}
 	}
@@ -199,11 +198,7 @@ func (p familyProvider) Analyze(ctx context.Context, t trip.State, stages []trip
 		}
 	}
 	for _, a := range res.Alerts {
-		family := provider.EventFamily(a.Code)
-		if family == "" {
-			family = p.events[0]
-		}
-		ta := tripAlert(a, family)
+		ta := trip.AlertFrom(a)
 		if h, ok := hashByIndex[a.StageIndex]; ok && a.StageIndex != alert.TripWide {
 			out.StageAlerts[h] = append(out.StageAlerts[h], ta)
 			continue
@@ -213,34 +208,16 @@ func (p familyProvider) Analyze(ctx context.Context, t trip.State, stages []trip
 	return out, nil
 }
 
-// tripAlert maps a provider alert to the trip's, in the given event family.
-func tripAlert(a alert.Alert, family string) trip.Alert {
-	t := trip.Alert{Code: string(a.Code), Severity: string(a.Severity), Message: a.Message, Family: family}
-	if a.HasPoint {
-		t.Location = &route.Point{Lat: a.Lat, Lon: a.Lon}
-	}
-	if a.Value != 0 || len(a.Metrics) > 0 {
-		t.Metrics = map[string]float64{}
-		if a.Value != 0 {
-			t.Metrics["value"] = a.Value
-		}
-		for k, v := range a.Metrics {
-			t.Metrics[k] = v
-		}
-	}
-	return t
-}
-
 // tripResupply maps a stage's resupply points to the trip's result.
 func tripResupply(r provider.StageResupply) *trip.Resupply {
 	out := &trip.Resupply{SegmentM: alert.ResupplySegmentM}
 	for _, p := range r.Points {
-		out.Points = append(out.Points, trip.ResupplyPoint{Kind: string(p.Kind), Name: p.Name,
+		out.Points = append(out.Points, trip.ResupplyPoint{Kind: p.Kind, Name: p.Name,
 			Location: route.Point{Lat: p.Lat, Lon: p.Lon}, AtM: p.AtM, OffRouteM: p.OffRouteM,
-			OpeningHours: p.OpeningHours, Open: string(p.Open)})
+			OpeningHours: p.OpeningHours, Open: p.Open})
 	}
 	for _, o := range r.Omitted {
-		out.Omitted = append(out.Omitted, trip.ResupplyOmitted{Segment: o.Segment, Kind: string(o.Kind), Count: o.Count})
+		out.Omitted = append(out.Omitted, trip.ResupplyOmitted{Segment: o.Segment, Kind: o.Kind, Count: o.Count})
 	}
 	return out
 }

@@ -36,6 +36,8 @@ type metrics struct {
 	duration *prometheus.HistogramVec
 	failures *prometheus.CounterVec
 	relayLag prometheus.GaugeFunc
+	// natsMoves counts the reconnects the JetStream watchdog forced.
+	natsMoves prometheus.Counter
 	// lagOf is the relay the lag gauge reads (set by Run).
 	lagOf atomic.Pointer[relay.Relay]
 }
@@ -51,6 +53,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: MetricFailureEvents,
 			Help: "Failure events appended to trips (RouteImportFailed, StagesFailed, AnalysisFailed), by job kind, counted by the relay as it hands them on.",
 		}, []string{"kind"}),
+		natsMoves: prometheus.NewCounter(prometheus.CounterOpts{Name: "roadbook_worker_nats_forced_reconnects_total",
+			Help: "Reconnects to another NATS server forced because JetStream stopped answering through the current one (a server cut off from its cluster)."}),
 	}
 	m.relayLag = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: MetricRelayLag,
@@ -65,7 +69,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	for _, k := range failureKinds {
 		m.failures.WithLabelValues(string(k)) // every series exists from the start, so increase() sees the first one
 	}
-	for _, c := range []prometheus.Collector{m.relayed, m.requeued, m.ready, m.jobs, m.duration, m.failures, m.relayLag} {
+	for _, c := range []prometheus.Collector{m.relayed, m.requeued, m.ready, m.jobs, m.duration, m.failures, m.relayLag, m.natsMoves} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

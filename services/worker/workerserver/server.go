@@ -19,13 +19,13 @@ import (
 	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/reconcile"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // The interfaces the worker's collaborators implement (see package
@@ -131,6 +131,8 @@ type Config struct {
 	Clock func() time.Time
 	// Streams and Consumers default to ARCHITECTURE §5's settings
 	// (Consumers.Durable: the consumer name, default "roadbook-worker").
+	// Streams.Replicas (1 for one NATS server, 3 on a 3-node cluster) is
+	// also the replica count of every KV bucket the worker creates.
 	Streams   *StreamOptions
 	Consumers *ConsumerOptions
 	// Instance names this replica in the relay lease (default host-pid).
@@ -194,6 +196,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.LeaseTTL == 0 {
 		cfg.LeaseTTL = 10 * time.Second
 	}
+	if cfg.LeaseTTL < time.Second {
+		return nil, fmt.Errorf("%w: LeaseTTL %s is below 1s", ErrInvalidConfig, cfg.LeaseTTL)
+	}
 	streams := stream.DefaultOptions()
 	if cfg.Streams != nil {
 		streams = *cfg.Streams
@@ -216,10 +221,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workerserver: metrics: %w", err)
 	}
-	js, err := jetstream.New(cfg.NATS, jetstream.WithPublishAsyncMaxPending(4096))
+	base, err := jetstream.New(cfg.NATS, jetstream.WithPublishAsyncMaxPending(4096))
 	if err != nil {
 		return nil, fmt.Errorf("workerserver: jetstream: %w", err)
 	}
+	var js jetstream.JetStream = kvReplicas{JetStream: base, replicas: streams.Replicas}
 	trips := tripstore.New(cfg.Store, cfg.Clock)
 	tp, err := buildThirdParties(cfg, js, trips, reg)
 	if err != nil {
@@ -280,7 +286,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if err := s.ensure(ctx); err != nil {
 		return err
 	}
-	lease, err := relay.OpenLease(ctx, s.js, relay.DefaultLeaseBucket, s.cfg.Instance, s.leaseTTL)
+	lease, err := s.openLease(ctx)
 	if err != nil {
 		return err
 	}
@@ -303,6 +309,9 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); errs <- s.relay.Run(relayCtx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); errs <- s.reconcile(relayCtx) }()
+	watch := &jsWatch{nc: s.cfg.NATS, js: s.js, log: s.cfg.Logger, interval: jsProbeInterval, failures: jsProbeFailures, reconnects: s.metrics.natsMoves}
+	wg.Add(1)
+	go func() { defer wg.Done(); watch.run(relayCtx) }()
 	if q := s.tp.queue; q != nil {
 		wg.Add(1)
 		go func() {
@@ -363,6 +372,25 @@ func (s *Server) ensure(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// openLease opens the relay lease bucket, waiting like ensure: on a NATS
+// cluster still electing (a node restarted, or all of them), creating the
+// bucket times out for a while, and a worker that gave up then would exit
+// into a crash loop instead of starting a moment later.
+func (s *Server) openLease(ctx context.Context) (*relay.Lease, error) {
+	for {
+		lease, err := relay.OpenLease(ctx, s.js, relay.DefaultLeaseBucket, s.cfg.Instance, s.leaseTTL)
+		if err == nil || ctx.Err() != nil {
+			return lease, err
+		}
+		s.cfg.Logger.Warn("cannot open the relay lease bucket yet; retrying", slog.Any("error", err))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		case <-time.After(time.Second):
 		}
 	}

@@ -95,20 +95,89 @@ func (AccommodationType) EnumDescriptor() ([]byte, []int) {
 	return file_roadbook_v1_settings_proto_rawDescGZIP(), []int{0}
 }
 
+// RiderPreset is a documented set of rider values (docs/design/PACING.md
+// "Presets"): fatigue factor, elevation penalty, daily km cap, flat speed,
+// daily riding hours, planned rest days.
+type RiderPreset int32
+
+const (
+	// Not set: leaves the values as they are.
+	RiderPreset_RIDER_PRESET_UNSPECIFIED RiderPreset = 0
+	// 0.85, 35 m, 90 km, 14 km/h, 4.5 h, no planned rest days.
+	RiderPreset_RIDER_PRESET_BEGINNER RiderPreset = 1
+	// 0.9, 50 m, 150 km, 18 km/h, 6 h, no planned rest days (the default).
+	RiderPreset_RIDER_PRESET_INTERMEDIATE RiderPreset = 2
+	// 0.95, 70 m, 250 km, 22 km/h, 8 h, no planned rest days.
+	RiderPreset_RIDER_PRESET_EXPERT RiderPreset = 3
+	// Values matching no preset; as an input, leaves the values as they are.
+	RiderPreset_RIDER_PRESET_CUSTOM RiderPreset = 4
+)
+
+// Enum value maps for RiderPreset.
+var (
+	RiderPreset_name = map[int32]string{
+		0: "RIDER_PRESET_UNSPECIFIED",
+		1: "RIDER_PRESET_BEGINNER",
+		2: "RIDER_PRESET_INTERMEDIATE",
+		3: "RIDER_PRESET_EXPERT",
+		4: "RIDER_PRESET_CUSTOM",
+	}
+	RiderPreset_value = map[string]int32{
+		"RIDER_PRESET_UNSPECIFIED":  0,
+		"RIDER_PRESET_BEGINNER":     1,
+		"RIDER_PRESET_INTERMEDIATE": 2,
+		"RIDER_PRESET_EXPERT":       3,
+		"RIDER_PRESET_CUSTOM":       4,
+	}
+)
+
+func (x RiderPreset) Enum() *RiderPreset {
+	p := new(RiderPreset)
+	*p = x
+	return p
+}
+
+func (x RiderPreset) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RiderPreset) Descriptor() protoreflect.EnumDescriptor {
+	return file_roadbook_v1_settings_proto_enumTypes[1].Descriptor()
+}
+
+func (RiderPreset) Type() protoreflect.EnumType {
+	return &file_roadbook_v1_settings_proto_enumTypes[1]
+}
+
+func (x RiderPreset) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RiderPreset.Descriptor instead.
+func (RiderPreset) EnumDescriptor() ([]byte, []int) {
+	return file_roadbook_v1_settings_proto_rawDescGZIP(), []int{1}
+}
+
 // TripSettings is a trip's full settings as stored, defaults filled in.
 type TripSettings struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Weight decay per consecutive riding day; default 0.9.
+	// Each riding day after the first of a block may ride this share of the
+	// day before, down to 80 % of a fresh day; 1 = no fatigue; default 0.9.
 	FatigueFactor float64 `protobuf:"fixed64,1,opt,name=fatigue_factor,json=fatigueFactor,proto3" json:"fatigue_factor,omitempty"`
-	// Metres of climb worth one flat km of effort; default 50.
+	// Metres of climbing that cost as much riding time as one extra flat km:
+	// a 5 % climb is ridden at average speed × penalty / (penalty + 50);
+	// default 50.
 	ElevationPenaltyMPerKm float64 `protobuf:"fixed64,2,opt,name=elevation_penalty_m_per_km,json=elevationPenaltyMPerKm,proto3" json:"elevation_penalty_m_per_km,omitempty"`
-	// Cap on one day's distance in km; default 80.
+	// Hard cap on one day's distance in km; default 150.
 	MaxDistancePerDayKm float64 `protobuf:"fixed64,3,opt,name=max_distance_per_day_km,json=maxDistancePerDayKm,proto3" json:"max_distance_per_day_km,omitempty"`
-	// Flat-ground speed in km/h; default 15.
+	// Riding speed on level ground in km/h; calibrates the effort model;
+	// default 18.
 	AverageSpeedKmPerH float64 `protobuf:"fixed64,4,opt,name=average_speed_km_per_h,json=averageSpeedKmPerH,proto3" json:"average_speed_km_per_h,omitempty"`
 	// Local departure hour; default 8.
 	DepartureHour uint32 `protobuf:"varint,5,opt,name=departure_hour,json=departureHour,proto3" json:"departure_hour,omitempty"`
-	// E-bike range rule on; default false.
+	// E-bike: motor assistance on climbs, days within the battery range
+	// (80 km minus 1 km per 25 m climbed) and the e-bike range alert;
+	// default false.
 	EbikeMode bool `protobuf:"varint,6,opt,name=ebike_mode,json=ebikeMode,proto3" json:"ebike_mode,omitempty"`
 	// First day (YYYY-MM-DD); empty when not set.
 	StartDate string `protobuf:"bytes,7,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
@@ -118,7 +187,19 @@ type TripSettings struct {
 	EnabledAccommodationTypes []AccommodationType `protobuf:"varint,9,rep,packed,name=enabled_accommodation_types,json=enabledAccommodationTypes,proto3,enum=roadbook.v1.AccommodationType" json:"enabled_accommodation_types,omitempty"`
 	// Whether the trip is locked (start date ≤ today, UTC): structural edits
 	// and settings changes are refused. Derived, read-only.
-	Locked        bool `protobuf:"varint,10,opt,name=locked,proto3" json:"locked,omitempty"`
+	Locked bool `protobuf:"varint,10,opt,name=locked,proto3" json:"locked,omitempty"`
+	// The rider's daily capacity: riding (moving) hours of a fresh day,
+	// breaks not included; default 6.
+	DailyRidingHours float64 `protobuf:"fixed64,11,opt,name=daily_riding_hours,json=dailyRidingHours,proto3" json:"daily_riding_hours,omitempty"`
+	// A rest day is planned after every N riding days; 0 = none planned.
+	RestDayEvery uint32 `protobuf:"varint,12,opt,name=rest_day_every,json=restDayEvery,proto3" json:"rest_day_every,omitempty"`
+	// The preset the values match (RIDER_PRESET_CUSTOM when none does).
+	Preset RiderPreset `protobuf:"varint,13,opt,name=preset,proto3,enum=roadbook.v1.RiderPreset" json:"preset,omitempty"`
+	// The pacing engine that cut the trip's days: 1 = the distance-only
+	// engine of trips created before the effort model (its days stay until
+	// the settings change or update_trip_settings is sent with repace), 2 =
+	// the effort model. Read-only.
+	PacingEngine  uint32 `protobuf:"varint,14,opt,name=pacing_engine,json=pacingEngine,proto3" json:"pacing_engine,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -223,6 +304,34 @@ func (x *TripSettings) GetLocked() bool {
 	return false
 }
 
+func (x *TripSettings) GetDailyRidingHours() float64 {
+	if x != nil {
+		return x.DailyRidingHours
+	}
+	return 0
+}
+
+func (x *TripSettings) GetRestDayEvery() uint32 {
+	if x != nil {
+		return x.RestDayEvery
+	}
+	return 0
+}
+
+func (x *TripSettings) GetPreset() RiderPreset {
+	if x != nil {
+		return x.Preset
+	}
+	return RiderPreset_RIDER_PRESET_UNSPECIFIED
+}
+
+func (x *TripSettings) GetPacingEngine() uint32 {
+	if x != nil {
+		return x.PacingEngine
+	}
+	return 0
+}
+
 // TripSettingsInput is a settings change: only the fields present are set,
 // with DOMAIN §1's ranges. An empty start_date or end_date clears it.
 type TripSettingsInput struct {
@@ -245,8 +354,15 @@ type TripSettingsInput struct {
 	EndDate *string `protobuf:"bytes,8,opt,name=end_date,json=endDate,proto3,oneof" json:"end_date,omitempty"`
 	// Accommodation types to search; absent leaves them unchanged.
 	EnabledAccommodationTypes *AccommodationTypeSet `protobuf:"bytes,9,opt,name=enabled_accommodation_types,json=enabledAccommodationTypes,proto3" json:"enabled_accommodation_types,omitempty"`
-	unknownFields             protoimpl.UnknownFields
-	sizeCache                 protoimpl.SizeCache
+	// Riding hours of a fresh day, 1–16.
+	DailyRidingHours *float64 `protobuf:"fixed64,10,opt,name=daily_riding_hours,json=dailyRidingHours,proto3,oneof" json:"daily_riding_hours,omitempty"`
+	// A rest day after every N riding days: 0 (none) or 2–30.
+	RestDayEvery *uint32 `protobuf:"varint,11,opt,name=rest_day_every,json=restDayEvery,proto3,oneof" json:"rest_day_every,omitempty"`
+	// Sets the preset's values first; the other fields of this change then
+	// override them (and make the trip custom).
+	Preset        *RiderPreset `protobuf:"varint,12,opt,name=preset,proto3,enum=roadbook.v1.RiderPreset,oneof" json:"preset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TripSettingsInput) Reset() {
@@ -342,6 +458,27 @@ func (x *TripSettingsInput) GetEnabledAccommodationTypes() *AccommodationTypeSet
 	return nil
 }
 
+func (x *TripSettingsInput) GetDailyRidingHours() float64 {
+	if x != nil && x.DailyRidingHours != nil {
+		return *x.DailyRidingHours
+	}
+	return 0
+}
+
+func (x *TripSettingsInput) GetRestDayEvery() uint32 {
+	if x != nil && x.RestDayEvery != nil {
+		return *x.RestDayEvery
+	}
+	return 0
+}
+
+func (x *TripSettingsInput) GetPreset() RiderPreset {
+	if x != nil && x.Preset != nil {
+		return *x.Preset
+	}
+	return RiderPreset_RIDER_PRESET_UNSPECIFIED
+}
+
 // AccommodationTypeSet wraps the enabled types so a settings change can tell
 // "not sent" from a new set (a bare repeated field has no presence).
 type AccommodationTypeSet struct {
@@ -393,7 +530,7 @@ var File_roadbook_v1_settings_proto protoreflect.FileDescriptor
 
 const file_roadbook_v1_settings_proto_rawDesc = "" +
 	"\n" +
-	"\x1aroadbook/v1/settings.proto\x12\vroadbook.v1\x1a\x1bbuf/validate/validate.proto\"\xd3\x03\n" +
+	"\x1aroadbook/v1/settings.proto\x12\vroadbook.v1\x1a\x1bbuf/validate/validate.proto\"\xfe\x04\n" +
 	"\fTripSettings\x12%\n" +
 	"\x0efatigue_factor\x18\x01 \x01(\x01R\rfatigueFactor\x12:\n" +
 	"\x1aelevation_penalty_m_per_km\x18\x02 \x01(\x01R\x16elevationPenaltyMPerKm\x124\n" +
@@ -407,7 +544,12 @@ const file_roadbook_v1_settings_proto_rawDesc = "" +
 	"\bend_date\x18\b \x01(\tR\aendDate\x12^\n" +
 	"\x1benabled_accommodation_types\x18\t \x03(\x0e2\x1e.roadbook.v1.AccommodationTypeR\x19enabledAccommodationTypes\x12\x16\n" +
 	"\x06locked\x18\n" +
-	" \x01(\bR\x06locked\"\xda\b\n" +
+	" \x01(\bR\x06locked\x12,\n" +
+	"\x12daily_riding_hours\x18\v \x01(\x01R\x10dailyRidingHours\x12$\n" +
+	"\x0erest_day_every\x18\f \x01(\rR\frestDayEvery\x120\n" +
+	"\x06preset\x18\r \x01(\x0e2\x18.roadbook.v1.RiderPresetR\x06preset\x12#\n" +
+	"\rpacing_engine\x18\x0e \x01(\rR\fpacingEngine\"\xd2\n" +
+	"\n" +
 	"\x11TripSettingsInput\x12C\n" +
 	"\x0efatigue_factor\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\xe0?H\x00R\rfatigueFactor\x88\x01\x01\x12X\n" +
 	"\x1aelevation_penalty_m_per_km\x18\x02 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x88\xc3@!\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\x16elevationPenaltyMPerKm\x88\x01\x01\x12R\n" +
@@ -419,7 +561,12 @@ const file_roadbook_v1_settings_proto_rawDesc = "" +
 	"\n" +
 	"start_date\x18\a \x01(\tB=\xbaH:r826^([0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))?$H\x06R\tstartDate\x88\x01\x01\x12]\n" +
 	"\bend_date\x18\b \x01(\tB=\xbaH:r826^([0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))?$H\aR\aendDate\x88\x01\x01\x12a\n" +
-	"\x1benabled_accommodation_types\x18\t \x01(\v2!.roadbook.v1.AccommodationTypeSetR\x19enabledAccommodationTypes:\xda\x01\xbaH\xd6\x01\x1a\xd3\x01\n" +
+	"\x1benabled_accommodation_types\x18\t \x01(\v2!.roadbook.v1.AccommodationTypeSetR\x19enabledAccommodationTypes\x12J\n" +
+	"\x12daily_riding_hours\x18\n" +
+	" \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x000@)\x00\x00\x00\x00\x00\x00\xf0?H\bR\x10dailyRidingHours\x88\x01\x01\x124\n" +
+	"\x0erest_day_every\x18\v \x01(\rB\t\xbaH\x06*\x048\x01\x18\x1eH\tR\frestDayEvery\x88\x01\x01\x12?\n" +
+	"\x06preset\x18\f \x01(\x0e2\x18.roadbook.v1.RiderPresetB\b\xbaH\x05\x82\x01\x02\x10\x01H\n" +
+	"R\x06preset\x88\x01\x01:\xda\x01\xbaH\xd6\x01\x1a\xd3\x01\n" +
 	"-trip_settings_input.end_date_after_start_date\x12!end_date must be after start_date\x1a\x7f!has(this.start_date) || !has(this.end_date) || this.start_date == '' || this.end_date == '' || this.end_date > this.start_dateB\x11\n" +
 	"\x0f_fatigue_factorB\x1d\n" +
 	"\x1b_elevation_penalty_m_per_kmB\x1a\n" +
@@ -428,7 +575,10 @@ const file_roadbook_v1_settings_proto_rawDesc = "" +
 	"\x0f_departure_hourB\r\n" +
 	"\v_ebike_modeB\r\n" +
 	"\v_start_dateB\v\n" +
-	"\t_end_date\"c\n" +
+	"\t_end_dateB\x15\n" +
+	"\x13_daily_riding_hoursB\x11\n" +
+	"\x0f_rest_day_everyB\t\n" +
+	"\a_preset\"c\n" +
 	"\x14AccommodationTypeSet\x12K\n" +
 	"\x05types\x18\x01 \x03(\x0e2\x1e.roadbook.v1.AccommodationTypeB\x15\xbaH\x12\x92\x01\x0f\b\x01\x10\a\x18\x01\"\a\x82\x01\x04\x10\x01 \x00R\x05types*\xa3\x02\n" +
 	"\x11AccommodationType\x12\"\n" +
@@ -439,7 +589,13 @@ const file_roadbook_v1_settings_proto_rawDesc = "" +
 	"\x19ACCOMMODATION_TYPE_HOSTEL\x10\x04\x12!\n" +
 	"\x1dACCOMMODATION_TYPE_ALPINE_HUT\x10\x05\x12 \n" +
 	"\x1cACCOMMODATION_TYPE_CAMP_SITE\x10\x06\x12%\n" +
-	"!ACCOMMODATION_TYPE_WILDERNESS_HUT\x10\aB\xac\x01\n" +
+	"!ACCOMMODATION_TYPE_WILDERNESS_HUT\x10\a*\x97\x01\n" +
+	"\vRiderPreset\x12\x1c\n" +
+	"\x18RIDER_PRESET_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15RIDER_PRESET_BEGINNER\x10\x01\x12\x1d\n" +
+	"\x19RIDER_PRESET_INTERMEDIATE\x10\x02\x12\x17\n" +
+	"\x13RIDER_PRESET_EXPERT\x10\x03\x12\x17\n" +
+	"\x13RIDER_PRESET_CUSTOM\x10\x04B\xac\x01\n" +
 	"\x0fcom.roadbook.v1B\rSettingsProtoP\x01Z=github.com/roadbook/roadbook/proto/gen/roadbook/v1;roadbookv1\xa2\x02\x03RXX\xaa\x02\vRoadbook.V1\xca\x02\vRoadbook\\V1\xe2\x02\x17Roadbook\\V1\\GPBMetadata\xea\x02\fRoadbook::V1b\x06proto3"
 
 var (
@@ -454,23 +610,26 @@ func file_roadbook_v1_settings_proto_rawDescGZIP() []byte {
 	return file_roadbook_v1_settings_proto_rawDescData
 }
 
-var file_roadbook_v1_settings_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_roadbook_v1_settings_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_roadbook_v1_settings_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_roadbook_v1_settings_proto_goTypes = []any{
 	(AccommodationType)(0),       // 0: roadbook.v1.AccommodationType
-	(*TripSettings)(nil),         // 1: roadbook.v1.TripSettings
-	(*TripSettingsInput)(nil),    // 2: roadbook.v1.TripSettingsInput
-	(*AccommodationTypeSet)(nil), // 3: roadbook.v1.AccommodationTypeSet
+	(RiderPreset)(0),             // 1: roadbook.v1.RiderPreset
+	(*TripSettings)(nil),         // 2: roadbook.v1.TripSettings
+	(*TripSettingsInput)(nil),    // 3: roadbook.v1.TripSettingsInput
+	(*AccommodationTypeSet)(nil), // 4: roadbook.v1.AccommodationTypeSet
 }
 var file_roadbook_v1_settings_proto_depIdxs = []int32{
 	0, // 0: roadbook.v1.TripSettings.enabled_accommodation_types:type_name -> roadbook.v1.AccommodationType
-	3, // 1: roadbook.v1.TripSettingsInput.enabled_accommodation_types:type_name -> roadbook.v1.AccommodationTypeSet
-	0, // 2: roadbook.v1.AccommodationTypeSet.types:type_name -> roadbook.v1.AccommodationType
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	1, // 1: roadbook.v1.TripSettings.preset:type_name -> roadbook.v1.RiderPreset
+	4, // 2: roadbook.v1.TripSettingsInput.enabled_accommodation_types:type_name -> roadbook.v1.AccommodationTypeSet
+	1, // 3: roadbook.v1.TripSettingsInput.preset:type_name -> roadbook.v1.RiderPreset
+	0, // 4: roadbook.v1.AccommodationTypeSet.types:type_name -> roadbook.v1.AccommodationType
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_roadbook_v1_settings_proto_init() }
@@ -484,7 +643,7 @@ func file_roadbook_v1_settings_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_roadbook_v1_settings_proto_rawDesc), len(file_roadbook_v1_settings_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,

@@ -278,18 +278,20 @@ func (x *Waypoint) GetDetourEstimated() bool {
 	return false
 }
 
-// RiderTime is the day's schedule from DOMAIN §3's rider-time formula.
+// RiderTime is the day's schedule from the effort model
+// (docs/design/PACING.md "Rider time").
 type RiderTime struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Departure, minutes after local midnight.
 	DepartureMinuteOfDay uint32 `protobuf:"varint,1,opt,name=departure_minute_of_day,json=departureMinuteOfDay,proto3" json:"departure_minute_of_day,omitempty"`
 	// Estimated arrival, minutes after local midnight (may exceed 1440).
 	ArrivalMinuteOfDay uint32 `protobuf:"varint,2,opt,name=arrival_minute_of_day,json=arrivalMinuteOfDay,proto3" json:"arrival_minute_of_day,omitempty"`
-	// Time in the saddle.
+	// Time in the saddle, from the effort model on the day's line and climb.
 	RidingDuration *durationpb.Duration `protobuf:"bytes,3,opt,name=riding_duration,json=ridingDuration,proto3" json:"riding_duration,omitempty"`
-	// Breaks and lunch.
+	// Breaks (10 minutes every 2 riding hours) and lunch (1 h when the ride
+	// spans noon).
 	BreakDuration *durationpb.Duration `protobuf:"bytes,4,opt,name=break_duration,json=breakDuration,proto3" json:"break_duration,omitempty"`
-	// Effective speed after the climbing penalty, km/h.
+	// The day's average moving speed (distance over riding time), km/h.
 	EffectiveSpeedKmPerH float64 `protobuf:"fixed64,5,opt,name=effective_speed_km_per_h,json=effectiveSpeedKmPerH,proto3" json:"effective_speed_km_per_h,omitempty"`
 	unknownFields        protoimpl.UnknownFields
 	sizeCache            protoimpl.SizeCache

@@ -409,7 +409,10 @@ type StageDigest struct {
 	// Name of the chosen accommodation, empty when none.
 	AccommodationName string `protobuf:"bytes,10,opt,name=accommodation_name,json=accommodationName,proto3" json:"accommodation_name,omitempty"`
 	// Whether the stage's analysis is complete.
-	Analyzed      bool `protobuf:"varint,11,opt,name=analyzed,proto3" json:"analyzed,omitempty"`
+	Analyzed bool `protobuf:"varint,11,opt,name=analyzed,proto3" json:"analyzed,omitempty"`
+	// Modelled riding (moving) time in hours, breaks not included: the
+	// effort model the days were balanced on; 0 for a rest day.
+	RidingHours   float64 `protobuf:"fixed64,12,opt,name=riding_hours,json=ridingHours,proto3" json:"riding_hours,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -521,6 +524,13 @@ func (x *StageDigest) GetAnalyzed() bool {
 	return false
 }
 
+func (x *StageDigest) GetRidingHours() float64 {
+	if x != nil {
+		return x.RidingHours
+	}
+	return 0
+}
+
 // TripDigest is GetTrip's answer: settings, progress, one line per day.
 type TripDigest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -536,7 +546,9 @@ type TripDigest struct {
 	Source *RouteSource `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
 	// Settings with defaults filled in.
 	Settings *TripSettings `protobuf:"bytes,6,opt,name=settings,proto3" json:"settings,omitempty"`
-	// Route length in metres.
+	// Route length in metres: the sum of the stage lengths once there are
+	// stages (so the total and the days agree to the metre), the imported
+	// route's length before.
 	DistanceM float64 `protobuf:"fixed64,7,opt,name=distance_m,json=distanceM,proto3" json:"distance_m,omitempty"`
 	// Route climbing in metres.
 	AscentM float64 `protobuf:"fixed64,8,opt,name=ascent_m,json=ascentM,proto3" json:"ascent_m,omitempty"`
@@ -779,7 +791,7 @@ const file_roadbook_v1_trip_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xef\x02\n" +
+	"updated_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x92\x03\n" +
 	"\vStageDigest\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
 	"\x04date\x18\x02 \x01(\tR\x04date\x12\x19\n" +
@@ -794,7 +806,8 @@ const file_roadbook_v1_trip_proto_rawDesc = "" +
 	"\falert_counts\x18\t \x01(\v2\x18.roadbook.v1.AlertCountsR\valertCounts\x12-\n" +
 	"\x12accommodation_name\x18\n" +
 	" \x01(\tR\x11accommodationName\x12\x1a\n" +
-	"\banalyzed\x18\v \x01(\bR\banalyzed\"\x92\a\n" +
+	"\banalyzed\x18\v \x01(\bR\banalyzed\x12!\n" +
+	"\friding_hours\x18\f \x01(\x01R\vridingHours\"\x92\a\n" +
 	"\n" +
 	"TripDigest\x12\x17\n" +
 	"\atrip_id\x18\x01 \x01(\tR\x06tripId\x12\x18\n" +

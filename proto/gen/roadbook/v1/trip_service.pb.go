@@ -859,8 +859,13 @@ type UpdateTripSettingsRequest struct {
 	ValidateOnly bool `protobuf:"varint,5,opt,name=validate_only,json=validateOnly,proto3" json:"validate_only,omitempty"`
 	// Replays within 5 minutes with the same key answer the first answer.
 	IdempotencyKey *string `protobuf:"bytes,6,opt,name=idempotency_key,json=idempotencyKey,proto3,oneof" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Re-cut the days with the current pacing engine (the effort model) even
+	// when no setting changes: for a trip whose days were cut by engine 1.
+	// Manual day edits are replaced (see the impact). Refused when the days
+	// are already the current engine's.
+	Repace        bool `protobuf:"varint,7,opt,name=repace,proto3" json:"repace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateTripSettingsRequest) Reset() {
@@ -933,6 +938,13 @@ func (x *UpdateTripSettingsRequest) GetIdempotencyKey() string {
 		return *x.IdempotencyKey
 	}
 	return ""
+}
+
+func (x *UpdateTripSettingsRequest) GetRepace() bool {
+	if x != nil {
+		return x.Repace
+	}
+	return false
 }
 
 // UpdateTripSettingsResponse answers with the new version.
@@ -1504,7 +1516,7 @@ const file_roadbook_v1_trip_service_proto_rawDesc = "" +
 	"\v_max_points\"l\n" +
 	"\x18GetRouteGeometryResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x126\n" +
-	"\bgeometry\x18\x02 \x01(\v2\x1a.roadbook.v1.RouteGeometryR\bgeometry\"\xdc\x02\n" +
+	"\bgeometry\x18\x02 \x01(\v2\x1a.roadbook.v1.RouteGeometryR\bgeometry\"\xf4\x02\n" +
 	"\x19UpdateTripSettingsRequest\x12!\n" +
 	"\atrip_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\x06tripId\x12!\n" +
 	"\aversion\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x01R\aversion\x12B\n" +
@@ -1512,7 +1524,8 @@ const file_roadbook_v1_trip_service_proto_rawDesc = "" +
 	"\x05title\x18\x04 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\xff\x01H\x00R\x05title\x88\x01\x01\x12#\n" +
 	"\rvalidate_only\x18\x05 \x01(\bR\fvalidateOnly\x12K\n" +
-	"\x0fidempotency_key\x18\x06 \x01(\tB\x1d\xbaH\x1ar\x182\x16^[A-Za-z0-9_-]{8,128}$H\x01R\x0eidempotencyKey\x88\x01\x01B\b\n" +
+	"\x0fidempotency_key\x18\x06 \x01(\tB\x1d\xbaH\x1ar\x182\x16^[A-Za-z0-9_-]{8,128}$H\x01R\x0eidempotencyKey\x88\x01\x01\x12\x16\n" +
+	"\x06repace\x18\a \x01(\bR\x06repaceB\b\n" +
 	"\x06_titleB\x12\n" +
 	"\x10_idempotency_key\"\xc7\x01\n" +
 	"\x1aUpdateTripSettingsResponse\x12\x18\n" +

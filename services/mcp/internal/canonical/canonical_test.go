@@ -54,6 +54,42 @@ func TestJSON(t *testing.T) {
 		_, err = canonical.JSON([]byte(`1e999`))
 		require.ErrorIs(t, err, canonical.ErrNotJSON)
 	})
+	t.Run("a duplicate key is refused, at any depth", func(t *testing.T) {
+		t.Parallel()
+		// A reader keeping the last of two equal keys would canonicalise
+		// {"a":1,"a":2} and {"a":2} to the same bytes: two different inputs,
+		// one idempotency digest.
+		for _, doc := range []string{
+			`{"a":1,"a":2}`,
+			`{"trip":{"id":"x","id":"y"}}`,
+			`[{"k":true},{"k":1,"k":1}]`,
+			`{"\u0061":1,"a":2}`, // the same key once escaped, once not
+		} {
+			_, err := canonical.JSON([]byte(doc))
+			require.ErrorIs(t, err, canonical.ErrNotJSON, doc)
+			require.ErrorContains(t, err, "Duplicate key", doc)
+		}
+	})
+	t.Run("invalid UTF-8 and unpaired surrogates are refused, not turned into U+FFFD", func(t *testing.T) {
+		t.Parallel()
+		// encoding/json would read each of these as "\ufffd", so all of them
+		// and the honest "\ufffd" would share one digest.
+		for _, doc := range []string{
+			"\"\xff\"",
+			"\"\xfe\"",
+			"{\"name\":\"caf\xc3\"}", // a truncated two-byte sequence
+			"{\"\xed\xa0\x80\":1}",   // a surrogate encoded as UTF-8 (CESU)
+			`"\ud800"`,               // a lone high surrogate
+			`"\udc00"`,               // a lone low surrogate
+			`"\ud800\u0041"`,         // a high surrogate paired with a non-surrogate
+		} {
+			_, err := canonical.JSON([]byte(doc))
+			require.ErrorIs(t, err, canonical.ErrNotJSON, "%q", doc)
+		}
+		out, err := canonical.JSON([]byte(`"\ufffd\ud83d\ude00"`))
+		require.NoError(t, err, "the replacement character itself and a proper pair are fine")
+		require.Equal(t, "\"\ufffd\U0001F600\"", string(out))
+	})
 }
 
 func TestDigest(t *testing.T) {
@@ -63,5 +99,21 @@ func TestDigest(t *testing.T) {
 		require.NotEqual(t, canonical.Digest([]byte("ab"), []byte("c")), canonical.Digest([]byte("a"), []byte("bc")))
 		require.Equal(t, canonical.Digest([]byte("a")), canonical.Digest([]byte("a")))
 		require.Len(t, canonical.Digest([]byte("a")), 43)
+	})
+	t.Run("different documents never share a digest", func(t *testing.T) {
+		t.Parallel()
+		docs := []string{`{"a":2}`, `{"a":1,"a":2}`, `"\ufffd"`, "\"\xff\"", `{"a":"\ufffd"}`, "{\"a\":\"\xfe\"}"}
+		seen := map[string]string{}
+		for _, d := range docs {
+			out, err := canonical.JSON([]byte(d))
+			if err != nil {
+				continue // refused: it gets no digest at all
+			}
+			dig := canonical.Digest(out)
+			prev, dup := seen[dig]
+			require.False(t, dup, "%q and %q share a digest", prev, d)
+			seen[dig] = d
+		}
+		require.Len(t, seen, 3, "the three well-formed documents are accepted")
 	})
 }

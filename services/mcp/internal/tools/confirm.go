@@ -22,7 +22,7 @@ const confirmationTTL = 10 * time.Minute
 const confirmPurpose = "roadbook-mcp/confirmation/v1"
 
 // guarantee is what a confirmation by token does and does not mean, said in
-// every answer that carries one (ADR-080 §9).
+// every answer that carries one (ADR-080 §9, docs/design/adr/080-mcp-tools.md).
 const guarantee = "A confirmation token guarantees only that this impact was shown in the transcript and that the second call " +
 	"carries exactly the same arguments on the same trip version; it does not mean a person agreed. Ask the person before using it."
 
@@ -61,7 +61,7 @@ type confirmable struct {
 	act         func(ctx context.Context, version int64, key *string) (confirmOut, error)
 }
 
-// confirmFlow runs the two-step confirmation of MCP.md: without a token,
+// confirmFlow runs the two-step confirmation of MCP §7: without a token,
 // the impact and (where the client can ask its person) a direct question,
 // else a token; with a token, the act — only if the arguments are the ones
 // the token was issued for and the trip is still at the version the impact
@@ -94,7 +94,7 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 		return c.offerToken(x.tripID, v, digest, imp, nil)
 	}
 	var cl confirmClaims
-	switch err := c.env.Keys.Open(confirmPurpose, *x.token, c.env.Clock(), &cl); {
+	switch err := c.env.Confirmations.Open(confirmPurpose, *x.token, c.env.Clock(), &cl); {
 	case errors.Is(err, seal.ErrExpired):
 		return confirmOut{}, invalid("confirmationToken", "the confirmation token has expired: call "+c.tool.Name+" again without confirmationToken for a fresh impact")
 	case err != nil || cl.User != c.caller.UserID || cl.Tool != c.tool.Name:
@@ -150,7 +150,7 @@ func (c *call) moved(ctx context.Context, x confirmable, current int64) error {
 // caller, the tool, the argument digest and the version.
 func (c *call) offerToken(tripID string, version int64, digest string, imp *roadbookv1.Impact, args map[string]any) (confirmOut, error) {
 	exp := c.env.Clock().Add(confirmationTTL)
-	tok, err := c.env.Keys.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version}, exp)
+	tok, err := c.env.Confirmations.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version}, exp)
 	if err != nil {
 		return confirmOut{}, err
 	}
@@ -222,6 +222,7 @@ type updateTripSettingsIn struct {
 	Version           int64         `json:"version"`
 	Settings          SettingsInput `json:"settings"`
 	Title             *string       `json:"title,omitempty"`
+	Repace            bool          `json:"repace,omitempty" jsonschema:"re-cut the days with the current pacing engine without changing a setting: for a trip whose settings show pacingEngine 1"`
 	ConfirmationToken *string       `json:"confirmationToken,omitempty"`
 	IdempotencyKey    *string       `json:"idempotencyKey,omitempty"`
 }
@@ -230,8 +231,9 @@ func updateTripSettings() Tool {
 	return define(spec{
 		name: "update_trip_settings", title: "Change trip settings", scope: ScopeWrite,
 		annotations: writing("Change trip settings", true, false),
-		description: "Changes a trip's settings (daily distance cap, speed, fatigue, climbing penalty, departure hour, e-bike mode, dates, " +
-			"accommodation kinds) and/or its title. Pacing changes recut every day: manual day edits and chosen accommodations are lost. " +
+		description: "Changes a trip's settings (rider preset, daily riding hours, planned rest days, daily distance cap, speed, fatigue, climbing penalty, " +
+			"departure hour, e-bike mode, dates, accommodation kinds) and/or its title, or re-cuts the days with the current pacing engine (repace). " +
+			"Pacing changes recut every day: manual day edits and chosen accommodations are lost. " +
 			"Two steps: called without confirmationToken it changes nothing and returns the impact; if the client can ask its person, " +
 			"they are asked directly. Otherwise it returns a confirmationToken (valid 10 minutes): show the impact to the person and, if they agree, " +
 			"call again with the same arguments plus the token. " + guarantee + " If the trip changed in between, the call is refused with a fresh impact.",
@@ -244,11 +246,16 @@ func updateTripSettings() Tool {
 			confirmSchema(s)
 			idempotencySchema(s)
 		},
-		fields: map[string]string{"settings.average_speed_km_per_h": "settings.averageSpeedKmh", "settings.enabled_accommodation_types": "settings.accommodationTypes",
-			"settings.enabled_accommodation_types.types": "settings.accommodationTypes"},
+		fields: map[string]string{"settings.averageSpeedKmPerH": "settings.averageSpeedKmh", "settings.enabledAccommodationTypes": "settings.accommodationTypes",
+			"settings.enabledAccommodationTypes.types": "settings.accommodationTypes"},
 	}, func(ctx context.Context, c *call, in updateTripSettingsIn) (confirmOut, error) {
 		req := func(version int64, validate bool, key *string) *roadbookv1.UpdateTripSettingsRequest {
-			return &roadbookv1.UpdateTripSettingsRequest{TripId: in.TripID, Version: version, Settings: in.Settings.pb(), Title: in.Title, ValidateOnly: validate, IdempotencyKey: key}
+			settings := in.Settings.pb()
+			if settings == nil {
+				settings = &roadbookv1.TripSettingsInput{}
+			}
+			return &roadbookv1.UpdateTripSettingsRequest{TripId: in.TripID, Version: version, Settings: settings, Title: in.Title, ValidateOnly: validate,
+				IdempotencyKey: key, Repace: in.Repace}
 		}
 		return c.confirmFlow(ctx, confirmable{
 			tripID: in.TripID, version: in.Version, token: in.ConfirmationToken, explicitKey: in.IdempotencyKey,

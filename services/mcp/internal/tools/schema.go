@@ -56,6 +56,9 @@ func settingsSchema(p *jsonschema.Schema) {
 	prop(p, "fatigueFactor").Minimum, prop(p, "fatigueFactor").Maximum = f64(0.5), f64(1)
 	prop(p, "elevationPenaltyMPerKm").ExclusiveMinimum, prop(p, "elevationPenaltyMPerKm").Maximum = f64(0), f64(10000)
 	prop(p, "departureHour").Minimum, prop(p, "departureHour").Maximum = f64(0), f64(23)
+	prop(p, "dailyRidingHours").Minimum, prop(p, "dailyRidingHours").Maximum = f64(1), f64(16)
+	prop(p, "restDayEvery").Minimum, prop(p, "restDayEvery").Maximum = f64(0), f64(30)
+	prop(p, "preset").Enum = []any{"beginner", "intermediate", "expert", "custom"}
 	date := `^([0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))?$`
 	prop(p, "startDate").Pattern = date
 	prop(p, "endDate").Pattern = date

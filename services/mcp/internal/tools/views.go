@@ -97,12 +97,16 @@ func (p Part) pending() bool { return p.State == "pending" || p.State == "runnin
 
 // Settings are a trip's settings with defaults filled in.
 type Settings struct {
+	Preset                 string   `json:"preset" jsonschema:"beginner, intermediate, expert (the values below match that preset) or custom"`
+	DailyRidingHours       float64  `json:"dailyRidingHours" jsonschema:"riding hours of a fresh day, breaks not included: the rider's daily capacity"`
+	RestDayEvery           int      `json:"restDayEvery" jsonschema:"a rest day is planned after every N riding days; 0 = none planned"`
 	MaxDistancePerDayKm    float64  `json:"maxDistancePerDayKm"`
 	AverageSpeedKmh        float64  `json:"averageSpeedKmh"`
 	FatigueFactor          float64  `json:"fatigueFactor"`
 	ElevationPenaltyMPerKm float64  `json:"elevationPenaltyMPerKm"`
 	DepartureHour          int      `json:"departureHour"`
 	EbikeMode              bool     `json:"ebikeMode"`
+	PacingEngine           int      `json:"pacingEngine" jsonschema:"1 = days cut by the old distance-only engine (kept until a pacing setting changes or repace is sent), 2 = the effort model"`
 	StartDate              string   `json:"startDate,omitempty"`
 	EndDate                string   `json:"endDate,omitempty"`
 	AccommodationTypes     []string `json:"accommodationTypes"`
@@ -111,6 +115,8 @@ type Settings struct {
 
 func settings(s *roadbookv1.TripSettings) Settings {
 	out := Settings{
+		Preset:           strings.ToLower(strings.TrimPrefix(s.GetPreset().String(), "RIDER_PRESET_")),
+		DailyRidingHours: s.GetDailyRidingHours(), RestDayEvery: int(s.GetRestDayEvery()), PacingEngine: int(s.GetPacingEngine()),
 		MaxDistancePerDayKm: s.GetMaxDistancePerDayKm(), AverageSpeedKmh: s.GetAverageSpeedKmPerH(),
 		FatigueFactor: s.GetFatigueFactor(), ElevationPenaltyMPerKm: s.GetElevationPenaltyMPerKm(),
 		DepartureHour: int(s.GetDepartureHour()), EbikeMode: s.GetEbikeMode(),
@@ -132,12 +138,15 @@ func accommodationType(t roadbookv1.AccommodationType) string {
 
 // SettingsInput is a settings change: only the fields present are set.
 type SettingsInput struct {
-	MaxDistancePerDayKm    *float64 `json:"maxDistancePerDayKm,omitempty" jsonschema:"cap on one day's distance in km, 30 to 300 (default 80)"`
-	AverageSpeedKmh        *float64 `json:"averageSpeedKmh,omitempty" jsonschema:"flat-ground speed in km/h, 5 to 50 (default 15)"`
-	FatigueFactor          *float64 `json:"fatigueFactor,omitempty" jsonschema:"weight decay per consecutive riding day, 0.5 to 1.0 (default 0.9)"`
-	ElevationPenaltyMPerKm *float64 `json:"elevationPenaltyMPerKm,omitempty" jsonschema:"metres of climb worth one flat km of effort, above 0 (default 50)"`
+	Preset                 *string  `json:"preset,omitempty" jsonschema:"set a rider preset's values first (beginner: 14 km/h, 4.5 h a day, 35 m, 90 km, fatigue 0.85; intermediate, the default: 18 km/h, 6 h, 50 m, 150 km, 0.9; expert: 22 km/h, 8 h, 70 m, 250 km, 0.95); the other fields of this change then override them (and make the trip custom)"`
+	DailyRidingHours       *float64 `json:"dailyRidingHours,omitempty" jsonschema:"riding hours of a fresh day, breaks not included, 1 to 16 (default 6): with no dates the number of days follows from the route's riding time and this"`
+	RestDayEvery           *int     `json:"restDayEvery,omitempty" jsonschema:"plan a rest day after every N riding days: 0 (none, default) or 2 to 30"`
+	MaxDistancePerDayKm    *float64 `json:"maxDistancePerDayKm,omitempty" jsonschema:"hard cap on one day's distance in km, 30 to 300 (default 150)"`
+	AverageSpeedKmh        *float64 `json:"averageSpeedKmh,omitempty" jsonschema:"riding speed on level ground in km/h, 5 to 50 (default 18); calibrates the riding-time model"`
+	FatigueFactor          *float64 `json:"fatigueFactor,omitempty" jsonschema:"each riding day after the first of a block rides this share of the day before, down to 80 % of a fresh day; 0.5 to 1.0, 1 = no fatigue (default 0.9)"`
+	ElevationPenaltyMPerKm *float64 `json:"elevationPenaltyMPerKm,omitempty" jsonschema:"metres of climbing that cost as much riding time as one extra flat km (a 5 % climb is ridden at averageSpeed × penalty / (penalty + 50)), above 0 (default 50)"`
 	DepartureHour          *int     `json:"departureHour,omitempty" jsonschema:"local departure hour, 0 to 23 (default 8)"`
-	EbikeMode              *bool    `json:"ebikeMode,omitempty" jsonschema:"apply the e-bike range rule"`
+	EbikeMode              *bool    `json:"ebikeMode,omitempty" jsonschema:"e-bike: motor help on climbs, days within the battery range (80 km minus 1 km per 25 m climbed) and the e-bike range alert"`
 	StartDate              *string  `json:"startDate,omitempty" jsonschema:"first day, YYYY-MM-DD; empty string clears it"`
 	EndDate                *string  `json:"endDate,omitempty" jsonschema:"last day, YYYY-MM-DD, after startDate; empty string clears it"`
 	AccommodationTypes     []string `json:"accommodationTypes,omitempty" jsonschema:"accommodation kinds to search, at least one"`
@@ -155,6 +164,15 @@ func (s *SettingsInput) pb() *roadbookv1.TripSettingsInput {
 	if s.DepartureHour != nil {
 		h := uint32(*s.DepartureHour)
 		out.DepartureHour = &h
+	}
+	out.DailyRidingHours = s.DailyRidingHours
+	if s.RestDayEvery != nil {
+		n := uint32(*s.RestDayEvery)
+		out.RestDayEvery = &n
+	}
+	if s.Preset != nil {
+		p := roadbookv1.RiderPreset(roadbookv1.RiderPreset_value["RIDER_PRESET_"+strings.ToUpper(*s.Preset)])
+		out.Preset = &p
 	}
 	if s.AccommodationTypes != nil {
 		set := &roadbookv1.AccommodationTypeSet{}
@@ -174,6 +192,7 @@ type StageLine struct {
 	DistanceKm    float64      `json:"distanceKm"`
 	AscentM       int          `json:"ascentM"`
 	DescentM      int          `json:"descentM"`
+	RidingHours   float64      `json:"ridingHours,omitempty" jsonschema:"modelled riding time in hours, breaks not included: what the days are balanced on"`
 	From          string       `json:"from,omitempty" jsonschema:"place name at the start (third-party data)"`
 	To            string       `json:"to,omitempty" jsonschema:"place name at the end (third-party data)"`
 	Alerts        *AlertCounts `json:"alerts,omitempty" jsonschema:"alerts by severity; absent until analysed"`
@@ -229,7 +248,8 @@ func tripOut(d *roadbookv1.TripDigest) TripOut {
 		out.Stages = append(out.Stages, StageLine{
 			Index: int(s.GetIndex()), Date: s.GetDate(), RestDay: s.GetRestDay(),
 			DistanceKm: km(s.GetDistanceM()), AscentM: int(math.Round(s.GetAscentM())), DescentM: int(math.Round(s.GetDescentM())),
-			From: bound(s.GetStartLabel(), labelBytes), To: bound(s.GetEndLabel(), labelBytes),
+			RidingHours: math.Round(s.GetRidingHours()*10) / 10,
+			From:        bound(s.GetStartLabel(), labelBytes), To: bound(s.GetEndLabel(), labelBytes),
 			Alerts: counts(s.GetAlertCounts()), Accommodation: bound(s.GetAccommodationName(), labelBytes),
 			Analyzed: s.GetAnalyzed(),
 		})

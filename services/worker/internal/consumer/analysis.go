@@ -10,46 +10,10 @@ import (
 	"time"
 
 	"github.com/roadbook/roadbook/domain/alert"
-	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
-
-// Availability words of the event contract.
-const (
-	available     = "available"
-	notConfigured = "not_configured"
-	unavailable   = "unavailable"
-)
-
-// offlineFamilies are the event rule families evaluated offline: those of
-// alert.Evaluate, and borders (alert.BorderCrossings).
-var offlineFamilies = []string{"geometry", "daylight", "pacing", "calendar", "borders"}
-
-// providerFamily are the families only a data provider can evaluate.
-var providerFamily = map[string]bool{
-	"traffic": true, "surface": true, "resupply": true, "services": true,
-	"crossings": true, "culture": true, "weather": true,
-}
-
-// codeFamily is the event family of each offline alert code.
-var codeFamily = map[alert.Code]string{
-	alert.CodeContinuityGapCritical:        "geometry",
-	alert.CodeContinuityGapWarning:         "geometry",
-	alert.CodeElevationGain:                "geometry",
-	alert.CodeSteepGradient:                "geometry",
-	alert.CodeEbikeRangeExceeded:           "geometry",
-	alert.CodeSunsetArrivalAfterTwilight:   "daylight",
-	alert.CodeRestDaySuggested:             "pacing",
-	alert.CodePacingOverCapacity:           "pacing",
-	alert.CodeCalendarSunday:               "calendar",
-	alert.CodeCalendarPublicHoliday:        "calendar",
-	alert.CodeAccommodationSeasonalClosure: "calendar",
-	alert.CodeBorderCrossing:               "borders",
-	alert.CodeHeadwind:                     "weather",
-	alert.CodeWeatherComfortLow:            "weather",
-}
 
 // analyse runs one requested analysis in parts: the offline rules first
 // (AnalysisPartCompleted), then labels (LabelsResolved), then each data
@@ -61,7 +25,7 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 		return err
 	}
 	st := l.State
-	a, ok := findAnalysis(st, j.ComputedFor)
+	a, ok := findAnalysis(st, j.Analysis().AnalysisID)
 	if !ok || a.Status != trip.ComputationRequested {
 		return nil // unknown, or already terminal: a redelivery
 	}
@@ -81,20 +45,22 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 		progress()
 	}
 
-	for f := range providerFamily {
-		res.families[f] = notConfigured
+	for _, f := range trip.Families() {
+		if f.Provided() {
+			res.families[f] = trip.NotConfigured
+		}
 	}
 	if res.reasons == nil {
-		res.reasons = map[string]string{}
+		res.reasons = map[trip.Family]string{}
 	}
 	for _, p := range w.providers {
 		pr, err := p.Analyze(ctx, st, present)
-		status := available
+		status := trip.Available
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			status = unavailable
+			status = trip.Unavailable
 			w.logger.Warn("data provider unavailable", slog.String("trip_id", j.TripID.String()), slog.Any("families", p.Families()), slog.Any("error", err))
 		}
 		for _, f := range p.Families() {
@@ -162,7 +128,7 @@ func (w *Workers) label(ctx context.Context, j job.Job, step string, stages []tr
 		}
 		cmd = trip.RecordLabelsUnavailable{Stages: refs, Reason: reason, Geocoder: geocoder}
 	}
-	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, step, j.ComputedFor))
+	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, step, job.ComputedFor(j.For)))
 	if err != nil && !isDuplicate(err) {
 		w.logger.Warn("recording labels failed", slog.String("trip_id", j.TripID.String()), slog.Any("error", err))
 	}
@@ -191,9 +157,9 @@ func unlabelledStages(st trip.State) []trip.Stage {
 type offlineResult struct {
 	byHash   map[string][]trip.Alert
 	trip     []trip.Alert
-	families map[string]string
+	families map[trip.Family]trip.Availability
 	// reasons say why, for the unavailable families.
-	reasons map[string]string
+	reasons map[trip.Family]string
 	// resupply and weather are the providers' per-stage results.
 	resupply map[string]*trip.Resupply
 	weather  map[string]*trip.Weather
@@ -204,13 +170,13 @@ type offlineResult struct {
 // for a dated stage, the date rules are reported unavailable and the rest
 // still run.
 func (w *Workers) offline(st trip.State) (offlineResult, error) {
-	res := offlineResult{byHash: map[string][]trip.Alert{}, families: map[string]string{},
+	res := offlineResult{byHash: map[string][]trip.Alert{}, families: map[trip.Family]trip.Availability{},
 		resupply: map[string]*trip.Resupply{}, weather: map[string]*trip.Weather{}}
-	for _, f := range offlineFamilies {
-		res.families[f] = available
+	for _, f := range trip.SourceFamilies(alert.FamilyGeometry) {
+		res.families[f] = trip.Available
 	}
-	stages, dated := alertStages(st.Stages)
-	set := alert.Settings{AverageSpeedKmh: st.Settings.AverageSpeedKmH, DepartureHour: st.Settings.DepartureHour, EbikeMode: st.Settings.EbikeMode}
+	stages, dated := trip.AlertStages(st.Stages)
+	set := st.Settings.Pacing()
 	var zones alert.ZoneFinder
 	var zerr error
 	if dated {
@@ -225,8 +191,8 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 		for i := range stages {
 			stages[i].Date = time.Time{}
 		}
-		res.families["daylight"], res.families["calendar"] = unavailable, unavailable
-		res.reasons = map[string]string{"daylight": "no time zone found for the stage ends", "calendar": "no time zone found for the stage ends"}
+		res.families[trip.FamilyDaylight], res.families[trip.FamilyCalendar] = trip.Unavailable, trip.Unavailable
+		res.reasons = map[trip.Family]string{trip.FamilyDaylight: "no time zone found for the stage ends", trip.FamilyCalendar: "no time zone found for the stage ends"}
 		alerts, err = alert.Evaluate(stages, set, nil)
 	}
 	if err != nil {
@@ -235,18 +201,18 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 		}
 		return res, err
 	}
-	alerts = append(alerts, seasonalClosures(st)...)
+	alerts = append(alerts, st.SeasonalClosures()...)
 	borders, err := w.borders(stages)
 	if err != nil {
-		res.families["borders"] = unavailable
+		res.families[trip.FamilyBorders] = trip.Unavailable
 		if res.reasons == nil {
-			res.reasons = map[string]string{}
+			res.reasons = map[trip.Family]string{}
 		}
-		res.reasons["borders"] = "no time zone data for the stages' points"
+		res.reasons[trip.FamilyBorders] = "no time zone data for the stages' points"
 	}
 	alerts = append(alerts, borders...)
 	for _, a := range alerts {
-		ta := tripAlert(a)
+		ta := trip.AlertFrom(a)
 		if a.StageIndex == alert.TripWide || a.StageIndex < 0 || a.StageIndex >= len(st.Stages) {
 			res.trip = append(res.trip, ta)
 			continue
@@ -256,8 +222,8 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 	}
 	if st.OverCapacityDays > 0 {
 		res.trip = append(res.trip, trip.Alert{
-			Code: string(alert.CodePacingOverCapacity), Severity: string(alert.SeverityCritical), Family: "pacing",
-			Message: fmt.Sprintf("the dates leave too few days for the daily cap: %d more riding days are needed", st.OverCapacityDays),
+			Code: string(alert.CodePacingOverCapacity), Severity: string(alert.SeverityCritical), Family: trip.FamilyOf(alert.CodePacingOverCapacity),
+			Message: fmt.Sprintf("the dates leave too few days for your daily riding hours or the daily cap: %d more riding days are needed", st.OverCapacityDays),
 			Metrics: map[string]float64{"extraDaysNeeded": float64(st.OverCapacityDays)},
 		})
 	}
@@ -266,7 +232,7 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 
 // forRefs builds the per-stage results of the requested refs: alerts and
 // families for stages the trip still has, and an empty result for content it
-// no longer has (Decide records those as superseded).
+// no longer has (trip.Decide records those as superseded).
 func (r offlineResult) forRefs(st trip.State, refs []trip.StageRef) []trip.StageAnalysis {
 	out := make([]trip.StageAnalysis, 0, len(refs))
 	for _, ref := range refs {
@@ -277,9 +243,9 @@ func (r offlineResult) forRefs(st trip.State, refs []trip.StageRef) []trip.Stage
 			sa.Families = maps.Clone(r.families)
 			sa.Resupply, sa.Weather = r.resupply[ref.ContentHash], r.weather[ref.ContentHash]
 			for f, why := range r.reasons {
-				if r.families[f] == unavailable {
+				if r.families[f] == trip.Unavailable {
 					if sa.Reasons == nil {
-						sa.Reasons = map[string]string{}
+						sa.Reasons = map[trip.Family]string{}
 					}
 					sa.Reasons[f] = why
 				}
@@ -310,48 +276,11 @@ func findAnalysis(st trip.State, id string) (trip.Analysis, bool) {
 	return trip.Analysis{}, false
 }
 
-// alertStages maps the trip's stages to the rule engine's view.
-func alertStages(in []trip.Stage) ([]alert.Stage, bool) {
-	out := make([]alert.Stage, len(in))
-	dated := false
-	for i, s := range in {
-		out[i] = alert.Stage{
-			Index: i, Date: dateTime(s.Date), Start: s.Start, End: s.End,
-			DistanceM: s.DistanceM, AscentM: s.AscentM, DescentM: s.DescentM,
-			RestDay: s.RestDay, Points: s.Geometry,
-		}
-		dated = dated || !s.Date.IsZero()
-	}
-	return out, dated
-}
-
-// tripAlert maps a rule engine alert to the trip's.
-func tripAlert(a alert.Alert) trip.Alert {
-	t := trip.Alert{Code: string(a.Code), Severity: string(a.Severity), Message: a.Message, Family: codeFamily[a.Code]}
-	if a.HasPoint {
-		t.Location = &route.Point{Lat: a.Lat, Lon: a.Lon}
-	}
-	if a.Value != 0 {
-		t.Metrics = map[string]float64{"value": a.Value}
-	}
-	if act := a.Action; act != nil {
-		switch act.Kind {
-		case alert.ActionSplitStage:
-			t.Action = &trip.AlertAction{Kind: "split_stage", AtDistanceM: act.AtKm * 1000}
-		case alert.ActionSetDepartureHour:
-			t.Action = &trip.AlertAction{Kind: "set_departure_hour", DepartureHour: act.DepartureHour}
-		case alert.ActionInsertRestDay:
-			t.Action = &trip.AlertAction{Kind: "add_rest_day", AfterIndex: max(a.StageIndex, 0)}
-		}
-	}
-	return t
-}
-
 // analysisFailed records AnalysisFailed.
 func (w *Workers) analysisFailed(ctx context.Context, j job.Job, cause error, retryable bool) error {
 	_, err := w.trips.Execute(ctx, tripstore.System(), j.TripID,
-		trip.RecordAnalysisFailed{AnalysisID: j.ComputedFor, Reason: cause.Error(), Retryable: retryable},
-		options(j, "analysis-failed", j.ComputedFor))
+		trip.RecordAnalysisFailed{AnalysisID: j.Analysis().AnalysisID, Reason: cause.Error(), Retryable: retryable},
+		options(j, "analysis-failed", j.Analysis().AnalysisID))
 	return err
 }
 
@@ -371,27 +300,4 @@ func (w *Workers) borders(stages []alert.Stage) ([]alert.Alert, error) {
 		out = append(out, as...)
 	}
 	return out, nil
-}
-
-// seasonalClosures raises the seasonal-closure alert of every dated stage
-// from the accommodations it has now (chosen, or offered).
-func seasonalClosures(st trip.State) []alert.Alert {
-	var out []alert.Alert
-	for i, s := range st.Stages {
-		if s.RestDay || s.Date.IsZero() || i == len(st.Stages)-1 {
-			continue
-		}
-		var chosen *alert.Lodging
-		if s.Chosen != nil {
-			chosen = &alert.Lodging{Name: s.Chosen.Name, ClosedMonths: s.Chosen.ClosedMonths}
-		}
-		var offered []alert.Lodging
-		for _, a := range s.Offered {
-			offered = append(offered, alert.Lodging{Name: a.Name, ClosedMonths: a.ClosedMonths})
-		}
-		if a, ok := alert.SeasonalClosure(i, dateTime(s.Date), chosen, offered); ok {
-			out = append(out, a)
-		}
-	}
-	return out
 }

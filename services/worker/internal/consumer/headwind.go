@@ -13,7 +13,7 @@ import (
 // days does not judge the whole trip by those two. Nothing changes when the
 // weather family did not run.
 func (r *offlineResult) tripHeadwind(st trip.State) {
-	if r.families["weather"] != available {
+	if r.families[trip.FamilyWeather] != trip.Available {
 		return
 	}
 	var sw []alert.StageWeather
@@ -31,6 +31,6 @@ func (r *offlineResult) tripHeadwind(st trip.State) {
 	}
 	r.trip = slices.DeleteFunc(r.trip, func(a trip.Alert) bool { return a.Code == string(alert.CodeHeadwind) })
 	if a, ok := alert.HeadwindAlert(sw); ok {
-		r.trip = append(r.trip, tripAlert(a))
+		r.trip = append(r.trip, trip.AlertFrom(a))
 	}
 }

@@ -8,8 +8,10 @@
 // /routes/{id}/export_gpx on Strava, /routes/{id}.json on RideWithGPS. The
 // user's URL never chooses the host. Every dial resolves the name itself and
 // refuses loopback, private (incl. fc00::/7), link-local (incl.
-// 169.254.169.254), multicast, unspecified, IPv4-mapped IPv6 and other
-// reserved addresses — checked again in net.Dialer.Control on the socket
+// 169.254.169.254), multicast, unspecified, IPv4-mapped IPv6 and every
+// other block of IANA's IPv4 and IPv6 special-purpose registries (as
+// code.dny.dev/ssrf generates them; for IPv6, anything outside global
+// unicast 2000::/3) — checked again in net.Dialer.Control on the socket
 // address actually connected, so DNS rebinding cannot slip past. Redirects:
 // at most 2 and only to the same host. Bodies are bounded while read.
 //

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"code.dny.dev/ssrf"
+
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
 )
 
@@ -27,58 +29,74 @@ type guard struct {
 	allowed map[netip.AddrPort]bool
 }
 
-// reservedPrefixes are refused besides what netip's predicates cover.
-var reservedPrefixes = []struct {
-	prefix netip.Prefix
-	what   string
-}{
-	{netip.MustParsePrefix("0.0.0.0/8"), "in the 'this network' range"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "shared (carrier-grade NAT)"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "reserved for protocol assignments"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "reserved for benchmarking"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
-	{netip.MustParsePrefix("64:ff9b::/96"), "NAT64-mapped"},
-	{netip.MustParsePrefix("2002::/16"), "6to4-mapped"},
-}
+// special is the IANA special-purpose registries (IPv4 and IPv6) as
+// code.dny.dev/ssrf generates them: every IPv4 special-purpose block, and
+// for IPv6 everything outside global unicast (2000::/3, so NAT64
+// 64:ff9b::/96 and 64:ff9b:1::/48, discard-only 100::/64, mapped and
+// compatible addresses) plus the special blocks inside it (2001::/23,
+// 2001:db8::/32, 6to4 2002::/16, 3fff::/20…). Every address describe names
+// lies in these blocks too (a test holds it), so describe only words the
+// refusal for the common cases; the registry decides. Ports and networks
+// are the transport's business here (a configured test source may listen
+// anywhere), so the guardian checks addresses only.
+var special = ssrf.New(ssrf.WithAnyPort(), ssrf.WithAnyNetwork())
 
-// check returns a refusal naming why ip may not be dialled, or nil.
+// check returns a refusal naming why ap may not be dialled, or nil.
 func (g *guard) check(ap netip.AddrPort) error {
-	ip := ap.Addr()
 	if g.allowed[ap] {
 		return nil
 	}
-	why := ""
-	switch {
-	case ip.Is4In6():
-		why = "is an IPv4-mapped IPv6 address"
-	case ip == netip.MustParseAddr("169.254.169.254"):
-		why = "is the cloud metadata endpoint"
-	case ip.IsLoopback():
-		why = "is loopback"
-	case ip.IsPrivate():
-		why = "is private"
-	case ip.IsLinkLocalUnicast():
-		why = "is link-local"
-	case ip.IsMulticast(), ip.IsLinkLocalMulticast(), ip.IsInterfaceLocalMulticast():
-		why = "is multicast"
-	case ip.IsUnspecified():
-		why = "is unspecified"
-	case ip == netip.MustParseAddr("255.255.255.255"):
-		why = "is broadcast"
-	case !ip.IsValid():
-		why = "is not a valid address"
-	default:
-		for _, r := range reservedPrefixes {
-			if r.prefix.Contains(ip) {
-				why = "is " + r.what
-				break
-			}
-		}
+	ip := ap.Addr()
+	why := describe(ip)
+	if why == "" && special.SafeAddr(ip) != nil {
+		why = "is in an IANA special-purpose range" + specialBlock(ip)
 	}
 	if why == "" {
 		return nil
 	}
 	return &upstream.Refusal{Reason: fmt.Sprintf("address %s %s", ip, why)}
+}
+
+// describe names the usual reasons an address is not dialled, in the words
+// an operator reading a failed import expects; "" when none applies.
+func describe(ip netip.Addr) string {
+	switch {
+	case !ip.IsValid():
+		return "is not a valid address"
+	case ip.Is4In6():
+		return "is an IPv4-mapped IPv6 address"
+	case ip == metadataAddr:
+		return "is the cloud metadata endpoint"
+	case ip.IsLoopback():
+		return "is loopback"
+	case ip.IsPrivate():
+		return "is private"
+	case ip.IsLinkLocalUnicast():
+		return "is link-local"
+	case ip.IsMulticast(), ip.IsLinkLocalMulticast(), ip.IsInterfaceLocalMulticast():
+		return "is multicast"
+	case ip.IsUnspecified():
+		return "is unspecified"
+	}
+	return ""
+}
+
+// metadataAddr is the cloud providers' instance-metadata endpoint.
+var metadataAddr = netip.MustParseAddr("169.254.169.254")
+
+// specialBlock names the registry block holding ip, for the refusal.
+func specialBlock(ip netip.Addr) string {
+	if ip.Is6() && !ssrf.IPv6GlobalUnicast.Contains(ip) {
+		return " (outside IPv6 global unicast " + ssrf.IPv6GlobalUnicast.String() + ")"
+	}
+	for _, list := range [][]netip.Prefix{ssrf.IPv4DeniedPrefixes, ssrf.IPv6DeniedPrefixes} {
+		for _, p := range list {
+			if p.Contains(ip) {
+				return " (" + p.String() + ")"
+			}
+		}
+	}
+	return ""
 }
 
 // control is net.Dialer.Control: the last check, on the socket address

@@ -78,6 +78,25 @@ func TestSSRFMatrix(t *testing.T) {
 			return fmt.Sprintf("http://[::ffff:127.0.0.1]:%d", s.addr.Port()), []fetch.Option{fetch.AllowTestServer(s.addr)}, []*source{s}
 		}},
 		{name: "unique local fd00::/8", reason: "address fd00::1 is private", setup: literal("http://[fd00::1]:80")},
+		// IANA special-purpose blocks (code.dny.dev/ssrf's generated registry).
+		{name: "NAT64 local-use 64:ff9b:1::/48", reason: "address 64:ff9b:1::a00:1 is in an IANA special-purpose range (outside IPv6 global unicast 2000::/3)", setup: literal("http://[64:ff9b:1::a00:1]:80")},
+		{name: "NAT64 well-known 64:ff9b::/96 mapping 127.0.0.1", reason: "address 64:ff9b::7f00:1 is in an IANA special-purpose range", setup: literal("http://[64:ff9b::7f00:1]:80")},
+		{name: "IETF protocol assignments 2001::/23 (Teredo)", reason: "address 2001::1 is in an IANA special-purpose range (2001::/23)", setup: literal("http://[2001::1]:443")},
+		{name: "documentation 2001:db8::/32", reason: "address 2001:db8::5 is in an IANA special-purpose range (2001:db8::/32)", setup: literal("http://[2001:db8::5]:80")},
+		{name: "documentation 3fff::/20", reason: "address 3fff::1 is in an IANA special-purpose range (3fff::/20)", setup: literal("http://[3fff::1]:80")},
+		{name: "discard-only 100::/64", reason: "address 100::1 is in an IANA special-purpose range (outside IPv6 global unicast 2000::/3)", setup: literal("http://[100::1]:80")},
+		{name: "6to4 2002::/16", reason: "address 2002:a00:1:: is in an IANA special-purpose range (2002::/16)", setup: literal("http://[2002:a00:1::]:80")},
+		{name: "TEST-NET-1 192.0.2.0/24", reason: "address 192.0.2.10 is in an IANA special-purpose range (192.0.2.0/24)", setup: literal("http://192.0.2.10")},
+		{name: "TEST-NET-2 198.51.100.0/24", reason: "address 198.51.100.7 is in an IANA special-purpose range (198.51.100.0/24)", setup: literal("http://198.51.100.7")},
+		{name: "TEST-NET-3 203.0.113.0/24", reason: "address 203.0.113.9 is in an IANA special-purpose range (203.0.113.0/24)", setup: literal("http://203.0.113.9")},
+		{name: "shared address space 100.64.0.0/10", reason: "address 100.64.1.1 is in an IANA special-purpose range (100.64.0.0/10)", setup: literal("http://100.64.1.1")},
+		{name: "benchmarking 198.18.0.0/15", reason: "address 198.19.0.1 is in an IANA special-purpose range (198.18.0.0/15)", setup: literal("http://198.19.0.1")},
+		{name: "the limited broadcast address", reason: "address 255.255.255.255 is in an IANA special-purpose range (240.0.0.0/4)", setup: literal("http://255.255.255.255")},
+		{name: "'this network' 0.0.0.0/8", reason: "address 0.1.2.3 is in an IANA special-purpose range (0.0.0.0/8)", setup: literal("http://0.1.2.3")},
+		{name: "a name resolving to a documentation address only", reason: "address 2001:db8::7 is in an IANA special-purpose range", setup: func(t *testing.T) (string, []fetch.Option, []*source) {
+			r := &fakeResolver{answers: map[string][][]netip.Addr{"www.komoot.example": {{netip.MustParseAddr("2001:db8::7")}}}}
+			return "http://www.komoot.example", []fetch.Option{fetch.WithResolver(r)}, nil
+		}},
 		{name: "a name resolving to a private address", reason: "is loopback", setup: func(t *testing.T) (string, []fetch.Option, []*source) {
 			s := target(t)
 			r := &fakeResolver{answers: map[string][][]netip.Addr{

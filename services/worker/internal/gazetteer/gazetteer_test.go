@@ -3,7 +3,6 @@ package gazetteer_test
 import (
 	"context"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/roadbook/roadbook/services/worker/internal/gazetteer"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
+	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
 var _ geocode.Geocoder = (*gazetteer.Gazetteer)(nil)
@@ -20,8 +20,7 @@ var _ geocode.Geocoder = (*gazetteer.Gazetteer)(nil)
 // fixture (a regexp is enough for BRouter's one-point-per-line output).
 func trackPoints(t *testing.T) [][2]float64 {
 	t.Helper()
-	b, err := os.ReadFile("testdata/long_brouter_oslo-trondheim_fastbike.gpx")
-	require.NoError(t, err)
+	b := fixtures.Read(t, fixtures.OsloTrondheim)
 	re := regexp.MustCompile(`<trkpt lon="([-0-9.]+)" lat="([-0-9.]+)"`)
 	var pts [][2]float64
 	for _, m := range re.FindAllSubmatch(b, -1) {
@@ -99,6 +98,23 @@ func TestReverse(t *testing.T) {
 			names[p.Name] = true
 		}
 		require.Greater(t, len(names), 10, "a 627 km ride passes many places: %v", names)
+	})
+
+	t.Run("a point with no place within 75 km still gets the nearest one, for a relative label", func(t *testing.T) {
+		t.Parallel()
+		// The Empty Quarter, Arabian peninsula: no place of 1,000 people
+		// within 75 km.
+		_, ok := g.Nearest(20.0, 50.0)
+		require.False(t, ok)
+		p, err := g.Reverse(ctx, 20.0, 50.0)
+		require.NoError(t, err)
+		require.NotEmpty(t, p.Name)
+		d := 6371 * math.Acos(math.Sin(20*math.Pi/180)*math.Sin(p.Lat*math.Pi/180)+math.Cos(20*math.Pi/180)*math.Cos(p.Lat*math.Pi/180)*math.Cos((p.Lon-50)*math.Pi/180))
+		require.Greater(t, d, 75.0)
+		require.LessOrEqual(t, d, 400.0)
+		label := geocode.Labels([]geocode.Point{{Lat: 20, Lon: 50}}, []geocode.Place{p})[0]
+		require.Regexp(t, `^\d+ km (N|NE|E|SE|S|SW|W|NW) of `+regexp.QuoteMeta(p.Name)+`$`, label)
+		t.Logf("(20°N, 50°E) reads %q (%s at %.2f, %.2f)", label, p.Name, p.Lat, p.Lon)
 	})
 
 	t.Run("the open ocean has no place", func(t *testing.T) {

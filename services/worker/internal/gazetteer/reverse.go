@@ -22,7 +22,8 @@ const (
 )
 
 // Nearest returns the population-weighted nearest place within 75 km, and
-// false when there is none (open sea, deep wilderness).
+// false when there is none (open sea, deep wilderness; Reverse then looks
+// farther).
 func (g *Gazetteer) Nearest(lat, lon float64) (geocode.Place, bool) {
 	best, bestScore := int32(-1), math.Inf(1)
 	g.eachWithin(lat, lon, maxRadiusKm, func(i int32, d float64) {
@@ -38,8 +39,11 @@ func (g *Gazetteer) Nearest(lat, lon float64) (geocode.Place, bool) {
 	return g.place(best), true
 }
 
-// Reverse implements geocode.Geocoder: Nearest, with ErrNoPlace when nothing
-// is near and ErrInvalidArgument for coordinates outside WGS-84.
+// Reverse implements geocode.Geocoder: Nearest when the point is in that
+// place (within geocode.NearPlaceM), else the nearest place by distance
+// alone (the label then says where the point is from it), the nearest within
+// farRadiusKm when none is within 75 km, ErrNoPlace beyond, and
+// ErrInvalidArgument for coordinates outside WGS-84.
 func (g *Gazetteer) Reverse(ctx context.Context, lat, lon float64) (geocode.Place, error) {
 	if err := ctx.Err(); err != nil {
 		return geocode.Place{}, err
@@ -48,10 +52,42 @@ func (g *Gazetteer) Reverse(ctx context.Context, lat, lon float64) (geocode.Plac
 		return geocode.Place{}, fmt.Errorf("%w: lat %v lon %v is outside WGS-84 (lat −90…90, lon −180…180)", geocode.ErrInvalidArgument, lat, lon)
 	}
 	p, ok := g.Nearest(lat, lon)
+	if ok && haversineKm(lat, lon, p.Lat, p.Lon)*1000 > geocode.NearPlaceM {
+		// Not in the place the weighting prefers: the label will say
+		// where the point is from a place, and the nearest one says it
+		// best ("4 km N of Sel" rather than "33 km NE of Vinstra").
+		if q, found := g.nearestPlain(lat, lon, maxRadiusKm); found {
+			p = q
+		}
+	}
 	if !ok {
-		return geocode.Place{}, geocode.ErrNoPlace
+		// Far from any place (a basin, a plateau): the nearest one within
+		// farRadiusKm, which the label says the point is relative to
+		// ("58 km NW of Otta").
+		if p, ok = g.nearestPlain(lat, lon, farRadiusKm); !ok {
+			return geocode.Place{}, geocode.ErrNoPlace
+		}
 	}
 	return p, nil
+}
+
+// farRadiusKm bounds the search for the nearest place when none is within
+// maxRadiusKm; beyond it (open ocean, polar ice) the label is the
+// coordinates.
+const farRadiusKm = 400.0
+
+// nearestPlain is the nearest place within radiusKm by distance alone.
+func (g *Gazetteer) nearestPlain(lat, lon, radiusKm float64) (geocode.Place, bool) {
+	best, bestD := int32(-1), math.Inf(1)
+	g.eachWithin(lat, lon, radiusKm, func(i int32, d float64) {
+		if d < bestD || (d == bestD && i < best) {
+			best, bestD = i, d
+		}
+	})
+	if best < 0 {
+		return geocode.Place{}, false
+	}
+	return g.place(best), true
 }
 
 // Name implements geocode.Geocoder.

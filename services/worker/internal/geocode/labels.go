@@ -18,8 +18,9 @@ type StageEnds struct {
 	Start, End  Point
 }
 
-// StageLabel is one labelled stage; an empty name means the geocoder knows no
-// place there (not an outage: outages leave the stage pending).
+// StageLabel is one labelled stage: where its two ends are, in words
+// (Labels: a place's name, "23 km SE of Otta", or coordinates where no
+// geocoder knows a place — never empty; outages leave the stage pending).
 type StageLabel struct {
 	Index       int
 	ContentHash string

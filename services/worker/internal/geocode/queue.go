@@ -79,9 +79,9 @@ type call struct {
 // tripWork is one trip's labelling request.
 type tripWork struct {
 	stages   []StageEnds
-	points   []Point          // distinct ends still to resolve, in stage order
-	resolved map[Point]string // rounded point → name ("" = no place)
-	sent     map[int]bool     // stage positions delivered
+	points   []Point         // distinct ends still to resolve, in stage order
+	resolved map[Point]Place // rounded point → the place there (Name "" = none)
+	sent     map[int]bool    // stage positions delivered
 	progress LabelProgress
 	doneAt   time.Time
 }
@@ -186,7 +186,7 @@ func (q *Queue) Label(ctx context.Context, tripID string, stages []StageEnds) er
 	defer q.mu.Unlock()
 	q.prune()
 	old := q.trips[tripID]
-	w := &tripWork{stages: slices.Clone(stages), resolved: map[Point]string{}, sent: map[int]bool{}}
+	w := &tripWork{stages: slices.Clone(stages), resolved: map[Point]Place{}, sent: map[int]bool{}}
 	if old != nil {
 		w.resolved = old.resolved // answers already known stay known
 	}
@@ -350,20 +350,18 @@ func (q *Queue) pick() work {
 // resolve names one point of a trip and delivers the stages it completes.
 func (q *Queue) resolve(ctx context.Context, job work) {
 	tripID, p := job.tripID, job.point
-	var name string
+	var place Place
 	var err error
 	outage := false
 	if job.hasPoint {
-		var place Place
 		place, err = q.g.Reverse(ctx, p.Lat, p.Lon)
 		if ctx.Err() != nil {
 			return
 		}
-		name = place.Name
 		switch {
 		case err == nil:
 		case errors.Is(err, ErrNoPlace), errors.Is(err, ErrInvalidArgument):
-			name = ""
+			place = Place{}
 		default:
 			outage = true
 		}
@@ -392,7 +390,7 @@ func (q *Queue) resolve(ctx context.Context, job work) {
 	flush := outage
 	if w != nil && !outage {
 		if job.hasPoint {
-			w.resolved[p] = name
+			w.resolved[p] = place
 			w.points = slices.DeleteFunc(w.points, func(x Point) bool { return x == p })
 		}
 		if w.progress.State == LabelsUnavailable {
@@ -434,28 +432,39 @@ func (w *tripWork) unsent() []StageEnds {
 }
 
 // ready returns the completed, undelivered stages when there are at least
-// batch of them, or all of them when flush. Called with the queue's mu held.
+// batch of them, or all of them when flush. A stage is complete when its
+// ends and their neighbours (the ends before and after, which the label
+// rule compares them with) are resolved; its labels follow Labels over the
+// trip's chain of stage ends. Called with the queue's mu held.
 func (w *tripWork) ready(flush bool, batch int) []StageLabel {
+	known := func(p Point) bool {
+		_, ok := w.resolved[round(p)]
+		return ok
+	}
+	// Stage i's labels compare its ends with the ends before and after.
+	complete := func(i int) bool {
+		for k := max(0, i-1); k <= min(len(w.stages)-1, i+1); k++ {
+			if !known(w.stages[k].Start) || !known(w.stages[k].End) {
+				return false
+			}
+		}
+		return true
+	}
+	all := StageLabels(w.stages, func(p Point) Place { return w.resolved[round(p)] })
 	var out []StageLabel
-	for i, s := range w.stages {
-		if w.sent[i] {
+	var idx []int
+	for i := range w.stages {
+		if w.sent[i] || !complete(i) {
 			continue
 		}
-		start, ok1 := w.resolved[round(s.Start)]
-		end, ok2 := w.resolved[round(s.End)]
-		if ok1 && ok2 {
-			out = append(out, StageLabel{Index: s.Index, ContentHash: s.ContentHash, Start: start, End: end})
-		}
+		out = append(out, all[i])
+		idx = append(idx, i)
 	}
 	if len(out) == 0 || (!flush && len(out) < batch) {
 		return nil
 	}
-	for i, s := range w.stages {
-		if _, ok := w.resolved[round(s.Start)]; ok {
-			if _, ok := w.resolved[round(s.End)]; ok {
-				w.sent[i] = true
-			}
-		}
+	for _, i := range idx {
+		w.sent[i] = true
 	}
 	return out
 }

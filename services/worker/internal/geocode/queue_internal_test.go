@@ -34,7 +34,7 @@ func (g *gatedGeocoder) Search(_ context.Context, q string, _ int) ([]Place, err
 func (g *gatedGeocoder) Reverse(_ context.Context, lat, lon float64) (Place, error) {
 	n := g.name(lat, lon)
 	g.record("reverse " + n)
-	return Place{Name: n}, nil
+	return Place{Name: n, Lat: lat, Lon: lon}, nil
 }
 
 func (g *gatedGeocoder) Name() string { return "gated" }

@@ -28,9 +28,10 @@ type Stage struct {
 	Points []route.Point
 	// RestDay marks a 0 km rest day (skipped).
 	RestDay bool
-	// DistanceM and AscentM are the stage metrics (for the rider time at
-	// which each resupply point is passed).
-	DistanceM, AscentM float64
+	// Rider is the day's schedule (trip.Stage.RiderTime: the effort model
+	// under the trip's settings), from which the time the rider passes each
+	// resupply point is read; zero leaves open-at-passage unknown.
+	Rider alert.RiderTime
 }
 
 // StageResupply is one stage's resupply points: the nearest few per kind and
@@ -73,21 +74,17 @@ type Analyzer struct {
 	// (AccommodationsRequested): the analysis then asks Overpass only for
 	// the elements of the OSM rules.
 	SkipAccommodations bool
+	// Holiday reports whether date is a public holiday at lat/lon, for the
+	// PH rules of opening hours; nil means none is known.
+	Holiday func(lat, lon float64, date time.Time) bool
 }
 
-// Analyze runs both families over the stages of a trip with the default
-// rider (resupply points then have no open-at-passage).
+// Analyze runs both families over the stages. A provider failure marks its
+// family unavailable (and drops that family's partial findings); only the
+// caller's context ending is returned as an error.
 func (a *Analyzer) Analyze(ctx context.Context, stages []Stage) (Result, error) {
-	return a.AnalyzeTrip(ctx, stages, Rider{})
-}
-
-// AnalyzeTrip runs both families over the stages of a trip ridden by rider.
-// A provider failure marks its family unavailable (and drops that family's
-// partial findings); only the caller's context ending is returned as an
-// error.
-func (a *Analyzer) AnalyzeTrip(ctx context.Context, stages []Stage, rider Rider) (Result, error) {
 	res := Result{Accommodations: map[int][]alert.Accommodation{}}
-	osmAlerts, accs, resupply, osmAvail := a.osm(ctx, stages, rider)
+	osmAlerts, accs, resupply, osmAvail := a.osm(ctx, stages)
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -105,7 +102,7 @@ func (a *Analyzer) AnalyzeTrip(ctx context.Context, stages []Stage, rider Rider)
 	return res, nil
 }
 
-func (a *Analyzer) osm(ctx context.Context, stages []Stage, rider Rider) ([]alert.Alert, map[int][]alert.Accommodation, map[int]StageResupply, alert.Availability) {
+func (a *Analyzer) osm(ctx context.Context, stages []Stage) ([]alert.Alert, map[int][]alert.Accommodation, map[int]StageResupply, alert.Availability) {
 	if a.Overpass == nil {
 		return nil, nil, nil, alert.Unavailable(alert.FamilyOSM, "OSM data provider not configured")
 	}
@@ -133,7 +130,7 @@ func (a *Analyzer) osm(ctx context.Context, stages []Stage, rider Rider) ([]aler
 		}
 		t := newTrack(s.Points, trackStepM)
 		pts := resupplyPoints(t, feats)
-		rider.openAtPassage(s, pts)
+		a.openAtPassage(s, pts)
 		alerts = append(alerts, osmAlerts(s, t, feats, pts)...)
 		kept, omitted := alert.SelectResupply(pts)
 		resupply[s.Index] = StageResupply{Points: kept, Omitted: omitted}

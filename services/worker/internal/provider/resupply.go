@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/roadbook/roadbook/domain/alert"
@@ -77,32 +76,12 @@ func openingHours(raw string) string {
 	return v
 }
 
-// Rider is what open-at-passage needs of the trip: the day's rider time
-// (alert.EstimateRiderTime) and whether its date is a holiday where a place
-// is.
-type Rider struct {
-	// AverageSpeedKmh and DepartureHour are the trip's settings.
-	AverageSpeedKmh float64
-	DepartureHour   int
-	// Holiday reports whether date is a public holiday at lat/lon; nil
-	// means none is known.
-	Holiday func(lat, lon float64, date time.Time) bool
-}
-
-// PassageMinute is the minute of the day (local time, possibly past 1440 on
-// very long days) the rider passes atM metres into a stage of distanceM
-// with ascentM of climbing, by the rider-time rule the sunset rule and the
-// schedule use.
-func (r Rider) PassageMinute(distanceM, ascentM, atM float64) int {
-	rt := alert.EstimateRiderTime(distanceM/1000, ascentM, r.AverageSpeedKmh, r.DepartureHour)
-	return int(math.Round(rt.HourAt(math.Min(atM, distanceM)/1000) * 60))
-}
-
 // openAtPassage sets Open on each point of a dated stage: whether its hours
-// say it is open when the rider passes. Undated stages, and passages after
-// midnight, stay unknown.
-func (r Rider) openAtPassage(s Stage, pts []alert.ResupplyPoint) {
-	if s.Date.IsZero() || r.AverageSpeedKmh <= 0 {
+// say it is open when the rider passes (the day's schedule, Stage.Rider,
+// read at the point: alert.RiderTime.PassageMinute). Undated stages,
+// stages without a schedule, and passages after midnight stay unknown.
+func (a *Analyzer) openAtPassage(s Stage, pts []alert.ResupplyPoint) {
+	if s.Date.IsZero() || s.Rider.DistanceKm <= 0 {
 		return
 	}
 	for i := range pts {
@@ -110,8 +89,7 @@ func (r Rider) openAtPassage(s Stage, pts []alert.ResupplyPoint) {
 		if p.OpeningHours == "" {
 			continue
 		}
-		minute := r.PassageMinute(s.DistanceM, s.AscentM, p.AtM)
-		holiday := r.Holiday != nil && r.Holiday(p.Lat, p.Lon, s.Date)
-		p.Open = alert.OpenAt(p.OpeningHours, s.Date, minute, holiday)
+		holiday := a.Holiday != nil && a.Holiday(p.Lat, p.Lon, s.Date)
+		p.Open = alert.OpenAt(p.OpeningHours, s.Date, s.Rider.PassageMinute(p.AtM), holiday)
 	}
 }

@@ -20,10 +20,12 @@ func resupplyRun(t *testing.T, els []element, holiday bool) (provider.StageResup
 	op, err := provider.NewOverpass(client(t, "overpass", f.serve(t, els, nil).URL))
 	require.NoError(t, err)
 	s := stageOf(80)
-	s.Date, s.DistanceM = time.Date(2026, 5, 18, 0, 0, 0, 0, time.UTC), 80000
-	rider := provider.Rider{AverageSpeedKmh: 20, DepartureHour: 8,
-		Holiday: func(_, _ float64, _ time.Time) bool { return holiday }}
-	res, err := (&provider.Analyzer{Overpass: op, SkipAccommodations: true}).AnalyzeTrip(context.Background(), []provider.Stage{s}, rider)
+	s.Date = time.Date(2026, 5, 18, 0, 0, 0, 0, time.UTC)
+	set := alert.DefaultSettings()
+	set.AverageSpeedKmh, set.DepartureHour = 20, 8
+	s.Rider = alert.EstimateRiderTime(alert.Stage{Index: s.Index, Start: s.Start, End: s.End, DistanceM: 80000, Points: s.Points}, set)
+	a := &provider.Analyzer{Overpass: op, SkipAccommodations: true, Holiday: func(_, _ float64, _ time.Time) bool { return holiday }}
+	res, err := a.Analyze(context.Background(), []provider.Stage{s})
 	require.NoError(t, err)
 	return res.Resupply[0], res.Alerts
 }

@@ -103,15 +103,17 @@ type TripSettings struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Weight decay per consecutive riding day (0.5–1.0); 1 means no fatigue.
 	FatigueFactor float64 `protobuf:"fixed64,1,opt,name=fatigue_factor,json=fatigueFactor,proto3" json:"fatigue_factor,omitempty"`
-	// Metres of climbing worth one flat kilometre of effort (> 0).
+	// Metres of climbing that cost as much riding time as one extra flat
+	// kilometre (> 0); calibrates the rider's climbing in the effort model.
 	ElevationPenaltyMPerKm float64 `protobuf:"fixed64,2,opt,name=elevation_penalty_m_per_km,json=elevationPenaltyMPerKm,proto3" json:"elevation_penalty_m_per_km,omitempty"`
 	// Cap on one day's distance in km (30–300).
 	MaxDistancePerDayKm float64 `protobuf:"fixed64,3,opt,name=max_distance_per_day_km,json=maxDistancePerDayKm,proto3" json:"max_distance_per_day_km,omitempty"`
-	// Flat-ground riding speed in km/h (5–50).
+	// Flat-ground riding speed in km/h (5–50); calibrates the rider's power.
 	AverageSpeedKmPerH float64 `protobuf:"fixed64,4,opt,name=average_speed_km_per_h,json=averageSpeedKmPerH,proto3" json:"average_speed_km_per_h,omitempty"`
 	// Local hour the rider sets off each day (0–23).
 	DepartureHour uint32 `protobuf:"varint,5,opt,name=departure_hour,json=departureHour,proto3" json:"departure_hour,omitempty"`
-	// Whether the e-bike range rule applies.
+	// E-bike: motor assistance on climbs, days within the battery range, and
+	// the e-bike range rule.
 	EbikeMode bool `protobuf:"varint,6,opt,name=ebike_mode,json=ebikeMode,proto3" json:"ebike_mode,omitempty"`
 	// First day, ISO 8601 calendar date (YYYY-MM-DD); empty when not set.
 	StartDate string `protobuf:"bytes,7,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
@@ -119,8 +121,21 @@ type TripSettings struct {
 	EndDate string `protobuf:"bytes,8,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
 	// Accommodation types searched for; at least one.
 	EnabledAccommodationTypes []AccommodationType `protobuf:"varint,9,rep,packed,name=enabled_accommodation_types,json=enabledAccommodationTypes,proto3,enum=roadbook.events.v1.AccommodationType" json:"enabled_accommodation_types,omitempty"`
-	unknownFields             protoimpl.UnknownFields
-	sizeCache                 protoimpl.SizeCache
+	// The rider's daily capacity: riding hours of a fresh day (1–16). 0 in
+	// events written before the effort model; a fold derives it from the cap
+	// and the speed (docs/design/PACING.md "Existing trips").
+	DailyRidingHours float64 `protobuf:"fixed64,10,opt,name=daily_riding_hours,json=dailyRidingHours,proto3" json:"daily_riding_hours,omitempty"`
+	// A rest day after every N riding days (0 = none planned, else 2–30).
+	RestDayEvery uint32 `protobuf:"varint,11,opt,name=rest_day_every,json=restDayEvery,proto3" json:"rest_day_every,omitempty"`
+	// The rider preset the values match: beginner, intermediate, expert or
+	// custom; empty in events written before presets (a fold reads custom).
+	Preset string `protobuf:"bytes,12,opt,name=preset,proto3" json:"preset,omitempty"`
+	// The pacing engine the settings are for: 0 in events written before the
+	// effort model (engine 1, distance-only, whose settings hash is kept so
+	// those trips' stages stay), 2 for the effort model.
+	PacingEngine  uint32 `protobuf:"varint,13,opt,name=pacing_engine,json=pacingEngine,proto3" json:"pacing_engine,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TripSettings) Reset() {
@@ -216,11 +231,39 @@ func (x *TripSettings) GetEnabledAccommodationTypes() []AccommodationType {
 	return nil
 }
 
+func (x *TripSettings) GetDailyRidingHours() float64 {
+	if x != nil {
+		return x.DailyRidingHours
+	}
+	return 0
+}
+
+func (x *TripSettings) GetRestDayEvery() uint32 {
+	if x != nil {
+		return x.RestDayEvery
+	}
+	return 0
+}
+
+func (x *TripSettings) GetPreset() string {
+	if x != nil {
+		return x.Preset
+	}
+	return ""
+}
+
+func (x *TripSettings) GetPacingEngine() uint32 {
+	if x != nil {
+		return x.PacingEngine
+	}
+	return 0
+}
+
 var File_roadbook_events_v1_settings_proto protoreflect.FileDescriptor
 
 const file_roadbook_events_v1_settings_proto_rawDesc = "" +
 	"\n" +
-	"!roadbook/events/v1/settings.proto\x12\x12roadbook.events.v1\x1a\x1bbuf/validate/validate.proto\"\x8b\x05\n" +
+	"!roadbook/events/v1/settings.proto\x12\x12roadbook.events.v1\x1a\x1bbuf/validate/validate.proto\"\xf8\x06\n" +
 	"\fTripSettings\x12>\n" +
 	"\x0efatigue_factor\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\xe0?R\rfatigueFactor\x12J\n" +
 	"\x1aelevation_penalty_m_per_km\x18\x02 \x01(\x01B\x0e\xbaH\v\x12\t!\x00\x00\x00\x00\x00\x00\x00\x00R\x16elevationPenaltyMPerKm\x12M\n" +
@@ -232,7 +275,12 @@ const file_roadbook_events_v1_settings_proto_rawDesc = "" +
 	"\n" +
 	"start_date\x18\a \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\tstartDate\x12A\n" +
 	"\bend_date\x18\b \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\aendDate\x12z\n" +
-	"\x1benabled_accommodation_types\x18\t \x03(\x0e2%.roadbook.events.v1.AccommodationTypeB\x13\xbaH\x10\x92\x01\r\b\x01\x18\x01\"\a\x82\x01\x04\x10\x01 \x00R\x19enabledAccommodationTypes*\xa3\x02\n" +
+	"\x1benabled_accommodation_types\x18\t \x03(\x0e2%.roadbook.events.v1.AccommodationTypeB\x13\xbaH\x10\x92\x01\r\b\x01\x18\x01\"\a\x82\x01\x04\x10\x01 \x00R\x19enabledAccommodationTypes\x12E\n" +
+	"\x12daily_riding_hours\x18\n" +
+	" \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x000@)\x00\x00\x00\x00\x00\x00\x00\x00R\x10dailyRidingHours\x12-\n" +
+	"\x0erest_day_every\x18\v \x01(\rB\a\xbaH\x04*\x02\x18\x1eR\frestDayEvery\x12G\n" +
+	"\x06preset\x18\f \x01(\tB/\xbaH,r*2(^(|beginner|intermediate|expert|custom)$R\x06preset\x12,\n" +
+	"\rpacing_engine\x18\r \x01(\rB\a\xbaH\x04*\x02\x18\x02R\fpacingEngine*\xa3\x02\n" +
 	"\x11AccommodationType\x12\"\n" +
 	"\x1eACCOMMODATION_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18ACCOMMODATION_TYPE_HOTEL\x10\x01\x12\"\n" +
