@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"connectrpc.com/connect"
 	"github.com/google/uuid"
@@ -24,6 +25,7 @@ import (
 	"github.com/muktihari/fit/profile/typedef"
 	"github.com/stretchr/testify/require"
 
+	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/domain/export"
 	"github.com/roadbook/roadbook/domain/trip"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
@@ -215,6 +217,30 @@ func TestRiderEndToEnd(t *testing.T) {
 		}
 		return resp.Msg.File.Content
 	}
+	t.Run("a point's time of passage is one: GetStage's, the GPX's and the open-at-passage check's", func(t *testing.T) {
+		got, err := api.trips.GetStage(ctx, connect.NewRequest(&roadbookv1.GetStageRequest{TripId: id.String(), StageIndex: 0}))
+		require.NoError(t, err)
+		date, err := time.Parse(time.DateOnly, got.Msg.Stage.Date)
+		require.NoError(t, err)
+		_, holiday, err := alert.PublicHoliday("NO", date)
+		require.NoError(t, err)
+		gpx := string(exportFile(t, roadbookv1.ExportFormat_EXPORT_FORMAT_GPX, new(uint32)))
+		states := map[alert.OpenState]roadbookv1.OpenAtPassage{alert.OpenUnknown: roadbookv1.OpenAtPassage_OPEN_AT_PASSAGE_UNSPECIFIED,
+			alert.Open: roadbookv1.OpenAtPassage_OPEN_AT_PASSAGE_OPEN, alert.Closed: roadbookv1.OpenAtPassage_OPEN_AT_PASSAGE_CLOSED}
+		checked := 0
+		for _, p := range got.Msg.Stage.Resupply.GetPoints() {
+			if p.OpeningHours == "" {
+				continue
+			}
+			m := int(p.PassageMinuteOfDay)
+			require.Equal(t, states[alert.OpenAt(p.OpeningHours, date, m, holiday)], p.OpenAtPassage,
+				"%s at km %.1f, passed at minute %d", p.Name, p.AtM/1000, m)
+			require.Contains(t, gpx, fmt.Sprintf("you pass about %02d:%02d", m/60%24, m%60), p.Name)
+			checked++
+		}
+		require.Positive(t, checked, "day 1 has places with opening hours")
+	})
+
 	riding := 0
 	for _, s := range st.Stages {
 		if !s.RestDay {
@@ -222,6 +248,9 @@ func TestRiderEndToEnd(t *testing.T) {
 		}
 	}
 
+	// gpxMarks counts the whole-trip GPX's waypoints by type: the marks the
+	// FIT course chooses from within its budget.
+	gpxMarks := map[string]int{}
 	t.Run("the whole-trip GPX has a track and an end waypoint per day, the night and each day's water and food", func(t *testing.T) {
 		data := exportFile(t, roadbookv1.ExportFormat_EXPORT_FORMAT_GPX, nil)
 		var g struct {
@@ -241,7 +270,7 @@ func TestRiderEndToEnd(t *testing.T) {
 			require.True(t, strings.HasPrefix(trk.Name, fmt.Sprintf("Day %d · ", i+1)), trk.Name)
 			require.Contains(t, trk.Name, st.Stages[i].Date.String(), "with the date")
 		}
-		byType := map[string]int{}
+		byType := gpxMarks
 		for _, w := range g.Wpts {
 			byType[w.Type]++
 			if w.Type == "camp_site" {
@@ -280,17 +309,30 @@ func TestRiderEndToEnd(t *testing.T) {
 			}
 		}
 		require.Equal(t, riding, laps)
-		// 101 marks for a unit that keeps about 200 course points, turns
-		// included: the budget keeps 100, the summit (the lowest priority)
-		// goes (docs/EXPORTS.md).
+		// The GPX's marks, more than a unit that keeps about 200 course
+		// points with its turns should get: the budget keeps 100 by priority
+		// (docs/EXPORTS.md) — every day's end, the night chosen, water, food
+		// shops, cafés, then the nights on offer and the summits as far as
+		// they fit.
+		require.NotEmpty(t, gpxMarks, "the GPX subtest ran first")
+		require.Greater(t, sum(gpxMarks), export.FITMaxCoursePoints)
+		left := export.FITMaxCoursePoints
+		take := func(n int) int { k := min(n, left); left -= k; return k }
+		wantEnds, wantChosen := take(gpxMarks["day_end"]), take(1) // day 1's camp site
+		wantWater, wantShop, wantFood := take(gpxMarks["water"]), take(gpxMarks["shop"]), take(gpxMarks["food"])
+		wantOffered := take(gpxMarks["camp_site"] - 1 + gpxMarks["hotel"])
+		wantSummits := take(gpxMarks["day_summit"])
 		require.Equal(t, export.FITMaxCoursePoints, sum(byType))
-		require.Zero(t, byType[typedef.CoursePointSummit.String()])
-		require.Equal(t, riding, byType[typedef.CoursePointSegmentEnd.String()])
-		require.Equal(t, riding, byType[typedef.CoursePointCampsite.String()])
-		require.Equal(t, riding-1, byType[typedef.CoursePointShelter.String()], "the hotels offered where nothing is chosen")
-		require.Positive(t, byType[typedef.CoursePointWater.String()])
-		require.Positive(t, byType[typedef.CoursePointStore.String()])
-		require.Positive(t, byType[typedef.CoursePointFood.String()])
+		require.Equal(t, riding, wantEnds)
+		require.Equal(t, wantEnds, byType[typedef.CoursePointSegmentEnd.String()])
+		require.Equal(t, wantWater, byType[typedef.CoursePointWater.String()])
+		require.Equal(t, wantShop, byType[typedef.CoursePointStore.String()])
+		require.Equal(t, wantFood, byType[typedef.CoursePointFood.String()])
+		require.Equal(t, wantChosen+wantOffered, byType[typedef.CoursePointCampsite.String()]+byType[typedef.CoursePointShelter.String()],
+			"the night chosen and the nights on offer that fit")
+		require.GreaterOrEqual(t, byType[typedef.CoursePointCampsite.String()], wantChosen)
+		require.Equal(t, wantSummits, byType[typedef.CoursePointSummit.String()])
+		require.Less(t, wantOffered+wantSummits, gpxMarks["camp_site"]-1+gpxMarks["hotel"]+gpxMarks["day_summit"], "the budget left something out")
 		t.Logf("whole-trip FIT (%d bytes): %d laps, %d records, course points by type %v", len(data), laps, records, sortedCounts(byType))
 	})
 
@@ -324,7 +366,12 @@ func TestRiderEndToEnd(t *testing.T) {
 		fit, err := decoder.New(bytes.NewReader(exportFile(t, roadbookv1.ExportFormat_EXPORT_FORMAT_FIT, &one))).Decode()
 		require.NoError(t, err)
 		c := filedef.NewCourse(fit.Messages...)
-		require.Equal(t, "D2 "+st.Stages[1].EndLabel, c.Course.Name)
+		name := "D2 " + st.Stages[1].EndLabel
+		for len(name) > export.FITNameMaxBytes { // cut on a character boundary, as FIT names are
+			_, size := utf8.DecodeLastRuneInString(name)
+			name = name[:len(name)-size]
+		}
+		require.Equal(t, name, c.Course.Name)
 		require.NotNil(t, c.Lap)
 		require.Len(t, c.CoursePoints, wpts, "every waypoint of the day is a course point: the day is within the budget")
 		require.Equal(t, typedef.CoursePointSegmentEnd, c.CoursePoints[len(c.CoursePoints)-1].Type)
