@@ -131,9 +131,12 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 	if interval <= 0 {
 		interval = time.Second
 	}
-	client := func(name, base string) (*upstream.Client, error) {
+	// client builds a provider's client; pacer is the key its sends are
+	// spaced under (two endpoints one usage policy counts together share
+	// one).
+	client := func(name, pacer, base string) (*upstream.Client, error) {
 		c, err := upstream.New(name, upstream.WithBaseURL(base), upstream.WithUserAgent(ua),
-			upstream.WithPacer(newLazyPacer(js, name, interval)),
+			upstream.WithPacer(newLazyPacer(js, pacer, interval)),
 			upstream.WithCache(newLazyCache(js, providerCache, time.Hour)),
 			upstream.WithTimeout(30*time.Second), upstream.WithMetrics(m))
 		if err != nil {
@@ -142,7 +145,7 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		return c, nil
 	}
 	if cfg.OverpassURL != "" {
-		c, err := client("overpass", cfg.OverpassURL)
+		c, err := client("overpass", "overpass", cfg.OverpassURL)
 		if err != nil {
 			return tp, err
 		}
@@ -158,7 +161,7 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		tp.finder = accommodationFinder{o}
 	}
 	if cfg.OpenMeteoURL != "" {
-		c, err := client("open-meteo", cfg.OpenMeteoURL)
+		c, err := client("open-meteo", "open-meteo", cfg.OpenMeteoURL)
 		if err != nil {
 			return tp, err
 		}
@@ -175,18 +178,15 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		}
 		// The archive shares the forecast's pacer key: Open-Meteo's usage
 		// policy counts both against one limit.
-		ac, err := upstream.New("open-meteo-archive", upstream.WithBaseURL(archiveURL), upstream.WithUserAgent(ua),
-			upstream.WithPacer(newLazyPacer(js, "open-meteo", interval)),
-			upstream.WithCache(newLazyCache(js, providerCache, 24*time.Hour)),
-			upstream.WithTimeout(30*time.Second), upstream.WithMetrics(m))
+		ac, err := client("open-meteo-archive", "open-meteo", archiveURL)
 		if err != nil {
-			return tp, fmt.Errorf("%w: open-meteo archive URL: %w", ErrInvalidConfig, err)
+			return tp, err
 		}
 		w.WithArchive(ac).WithClock(cfg.Clock)
 		tp.providers = append(tp.providers, familyProvider{a: &provider.Analyzer{Weather: w}, source: alert.FamilyWeather})
 	}
 	if cfg.OSRMURL != "" {
-		c, err := client("osrm", cfg.OSRMURL)
+		c, err := client("osrm", "osrm", cfg.OSRMURL)
 		if err != nil {
 			return tp, err
 		}
