@@ -98,7 +98,7 @@ func (p *Planner) exportTrip(ctx context.Context, s trip.State, public bool) (ex
 			es.Label = st.StartLabel + " → " + st.EndLabel
 		}
 		es.EndLabel = st.EndLabel
-		es.Resupply, es.ResupplyChecked, es.Weather = exportResupply(st, s.Settings), st.Resupply != nil, exportWeather(st.Weather)
+		es.Resupply, es.ResupplyChecked, es.Weather = DayResupply(st, s.Settings), st.Resupply != nil, exportWeather(st.Weather)
 		for _, w := range st.Waypoints {
 			es.Waypoints = append(es.Waypoints, export.Waypoint{Name: w.Name, Category: w.Category, Lat: w.Location.Lat, Lon: w.Location.Lon})
 		}
@@ -122,11 +122,12 @@ func exportAccommodation(a trip.Accommodation) export.Accommodation {
 		PriceMinEUR: a.PriceMinEUR, PriceMaxEUR: a.PriceMaxEUR}
 }
 
-// exportResupply is a stage's resupply points in the export package's
-// shape, each with the rider's time of passage on a dated day (the day's
-// schedule, trip.Stage.RiderTime, read at the point: the time GetStage
-// shows and the open-at-passage check used).
-func exportResupply(st trip.Stage, set trip.Settings) []export.Resupply {
+// DayResupply is a stage's resupply points in the export package's shape —
+// what the exports carry and the share page lists — each with the rider's
+// time of passage on a dated day (the day's schedule, trip.Stage.RiderTime,
+// read at the point: the time GetStage shows and the open-at-passage check
+// used); nil until the analysis looked.
+func DayResupply(st trip.Stage, set trip.Settings) []export.Resupply {
 	if st.Resupply == nil {
 		return nil
 	}

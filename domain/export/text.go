@@ -28,37 +28,8 @@ func dayDetails(s Stage, tripDated bool) []string {
 	if s.RestDay {
 		return out
 	}
-	for _, k := range []struct {
-		kind  ResupplyKind
-		label string
-	}{{ResupplyWater, "Water"}, {ResupplyShop, "Food shops"}, {ResupplyFood, "Cafés and restaurants"}} {
-		var items []string
-		n := 0
-		for _, r := range s.Resupply {
-			if r.Kind != k.kind {
-				continue
-			}
-			n++
-			if len(items) == MaxTextResupplyPerKind {
-				continue
-			}
-			item := "km " + strconv.FormatFloat(r.AtM/1000, 'f', 1, 64)
-			if name := cleanText(r.Name); name != "" {
-				item += " " + name
-			}
-			if p := passage(r.Open); p != "" {
-				item += " (" + p + ")"
-			}
-			items = append(items, item)
-		}
-		if n == 0 {
-			continue
-		}
-		line := k.label + ": " + strings.Join(items, " · ")
-		if more := n - len(items); more > 0 {
-			line += fmt.Sprintf(" and %d more", more)
-		}
-		out = append(out, line)
+	for _, l := range ResupplyLines(s.Resupply, nil, MaxTextResupplyPerKind) {
+		out = append(out, l.Label+": "+l.Text())
 	}
 	if len(s.Resupply) == 0 && s.ResupplyChecked {
 		out = append(out, "Resupply: none found within 500 m of the route")
@@ -81,12 +52,13 @@ func weatherLine(w Weather) string {
 		wind += fmt.Sprintf(" (tailwind %.0f km/h)", -h)
 	}
 	return fmt.Sprintf("Weather (%s): %s °C, %s mm, %s, comfort %.0f/100",
-		what, tempRange(w.TempMinC, w.TempMaxC), strconv.FormatFloat(w.PrecipitationMM, 'f', 1, 64), wind, w.Comfort)
+		what, TempRange(w.TempMinC, w.TempMaxC), strconv.FormatFloat(w.PrecipitationMM, 'f', 1, 64), wind, w.Comfort)
 }
 
-// tempRange is "8–17" or, below zero, "-4 to 2" (a dash between negative
-// numbers reads as a minus).
-func tempRange(lo, hi float64) string {
+// TempRange is a day's temperatures in whole degrees as the roadbook writes
+// them, in the text and on the share page: "8–17" or, below zero, "-4 to 2"
+// (a dash between negative numbers reads as a minus).
+func TempRange(lo, hi float64) string {
 	lo, hi = math.Round(lo), math.Round(hi)
 	if lo < 0 || hi < 0 {
 		return fmt.Sprintf("%.0f to %.0f", lo, hi)

@@ -31,9 +31,9 @@ import (
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/testkit/fixtures"
 	"github.com/roadbook/roadbook/testkit/stack"
-	"github.com/roadbook/roadbook/tripstore"
 )
 
 // riderUA is the User-Agent the worker sends to the fake providers, which
@@ -68,20 +68,6 @@ func riderClients(t *testing.T, st *stack.Stack, user string) riderAPI {
 		shares: roadbookv1connect.NewShareServiceClient(http.DefaultClient, st.APIURL, bearer),
 		url:    st.APIURL,
 	}
-}
-
-// waitForTrip polls the trip until ok (a liveness bound, not a speed
-// assertion).
-func waitForTrip(t *testing.T, trips *tripstore.Store, id uuid.UUID, ok func(trip.State) bool) trip.State {
-	t.Helper()
-	var st trip.State
-	require.Eventually(t, func() bool {
-		l, err := trips.Load(context.Background(), tripstore.System(), id)
-		require.NoError(t, err)
-		st = l.State
-		return ok(st)
-	}, 60*time.Second, 20*time.Millisecond)
-	return st
 }
 
 // TestRiderEndToEnd follows a rider from an uploaded Oslo → Trondheim route
@@ -121,7 +107,7 @@ func TestRiderEndToEnd(t *testing.T) {
 		}
 		return true
 	}
-	st := waitForTrip(t, e.Trips, id, analysed)
+	st := testkit.WaitForTrip(t, e.Trips, id, analysed)
 	days := len(st.Stages)
 	require.GreaterOrEqual(t, days, 7, "627 km at the default pace")
 
@@ -166,7 +152,7 @@ func TestRiderEndToEnd(t *testing.T) {
 	version := st.Version
 	_, err = api.accs.RescanAccommodations(ctx, connect.NewRequest(&roadbookv1.RescanAccommodationsRequest{TripId: id.String(), Version: version, RadiusKm: 5}))
 	require.NoError(t, err)
-	st = waitForTrip(t, e.Trips, id, func(st trip.State) bool { return len(st.Stages[0].Offered) == 2 })
+	st = testkit.WaitForTrip(t, e.Trips, id, func(st trip.State) bool { return len(st.Stages[0].Offered) == 2 })
 	var campID string
 	for _, a := range st.Stages[0].Offered {
 		if a.Type == trip.AccommodationCampSite {
@@ -175,7 +161,7 @@ func TestRiderEndToEnd(t *testing.T) {
 	}
 	_, err = api.accs.ChooseAccommodation(ctx, connect.NewRequest(&roadbookv1.ChooseAccommodationRequest{TripId: id.String(), Version: st.Version, StageIndex: 0, AccommodationId: campID}))
 	require.NoError(t, err)
-	st = waitForTrip(t, e.Trips, id, func(st trip.State) bool { return st.Stages[0].Chosen != nil && analysed(st) })
+	st = testkit.WaitForTrip(t, e.Trips, id, func(st trip.State) bool { return st.Stages[0].Chosen != nil && analysed(st) })
 
 	t.Run("re-analysing two edited days still judges the headwind over the whole trip", func(t *testing.T) {
 		forecast := 0

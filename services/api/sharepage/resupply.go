@@ -3,10 +3,10 @@ package sharepage
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
+	"github.com/roadbook/roadbook/domain/export"
 	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/planner"
 )
 
 // pageResupplyPerKind bounds the points the share page lists per kind and
@@ -38,62 +38,24 @@ func pageWeather(st trip.Stage, dated bool) string {
 	case h <= -1:
 		wind += fmt.Sprintf(", tailwind %.0f km/h", -h)
 	}
-	lo, hi := math.Round(w.TempMinC), math.Round(w.TempMaxC)
-	temps := fmt.Sprintf("%.0f–%.0f", lo, hi)
-	if lo < 0 || hi < 0 {
-		temps = fmt.Sprintf("%.0f to %.0f", lo, hi)
-	}
 	return fmt.Sprintf("%s: %s °C, %.1f mm (%.0f %%), %s, comfort %.0f/100",
-		what, temps, w.PrecipitationMM, w.PrecipProbabilityPct, wind, w.Comfort)
+		what, export.TempRange(w.TempMinC, w.TempMaxC), w.PrecipitationMM, w.PrecipProbabilityPct, wind, w.Comfort)
 }
 
-// pageResupplyOf lists a day's resupply points by kind in route order.
-func pageResupplyOf(st trip.Stage) []pageResupply {
+// pageResupplyOf lists a day's resupply points by kind in route order, as
+// the text roadbook does (export.ResupplyLines), with the points the
+// analysis counted but did not keep.
+func pageResupplyOf(st trip.Stage, set trip.Settings) []pageResupply {
 	if st.Resupply == nil || st.RestDay {
 		return nil
 	}
+	omitted := map[export.ResupplyKind]int{}
+	for _, o := range st.Resupply.Omitted {
+		omitted[export.ResupplyKind(o.Kind)] += o.Count
+	}
 	var out []pageResupply
-	for _, k := range []struct {
-		kind  trip.ResupplyKind
-		label string
-	}{
-		{trip.ResupplyWater, "Water"}, {trip.ResupplyShop, "Food shops"}, {trip.ResupplyFood, "Cafés"},
-	} {
-		var items []string
-		n := 0
-		for _, p := range st.Resupply.Points {
-			if p.Kind != k.kind {
-				continue
-			}
-			n++
-			if len(items) == pageResupplyPerKind {
-				continue
-			}
-			item := "km " + strconv.FormatFloat(p.AtM/1000, 'f', 1, 64)
-			if p.Name != "" {
-				item += " " + p.Name
-			}
-			switch p.Open {
-			case trip.OpenAtPassage:
-				item += " (open when you pass)"
-			case trip.ClosedAtPassage:
-				item += " (closed when you pass)"
-			}
-			items = append(items, item)
-		}
-		for _, o := range st.Resupply.Omitted {
-			if o.Kind == k.kind {
-				n += o.Count
-			}
-		}
-		if len(items) == 0 {
-			continue
-		}
-		line := strings.Join(items, " · ")
-		if more := n - len(items); more > 0 {
-			line += fmt.Sprintf(" and %d more", more)
-		}
-		out = append(out, pageResupply{Label: k.label, Items: line})
+	for _, l := range export.ResupplyLines(planner.DayResupply(st, set), omitted, pageResupplyPerKind) {
+		out = append(out, pageResupply{Label: l.Label, Items: l.Text()})
 	}
 	if len(out) == 0 {
 		out = append(out, pageResupply{Label: "Water and food", Items: "none found within 500 m of the route"})

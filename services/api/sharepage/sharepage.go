@@ -53,7 +53,29 @@ func (c *Pages) Register(mux *http.ServeMux) {
 func (c *Pages) serveShare(w http.ResponseWriter, r *http.Request) {
 	code, ext := splitExt(r.PathValue("file"))
 	format, ok := shareFormats[ext]
-	if !ok || !validShareCode(code) {
+	if !ok {
+		c.pageError(w, r, errShareNotFound)
+		return
+	}
+	c.serveWhole(w, r, code, format)
+}
+
+// serveShareTrip answers /s/{code}/trip.gpx and /s/{code}/trip.fit: the
+// whole trip, as /s/{code}.gpx does.
+func (c *Pages) serveShareTrip(w http.ResponseWriter, r *http.Request) {
+	name, ext := splitExt(r.PathValue("file"))
+	format, ok := shareFormats[ext]
+	if !ok || name != "trip" || format == 0 {
+		c.pageError(w, r, errShareNotFound)
+		return
+	}
+	c.serveWhole(w, r, r.PathValue("code"), format)
+}
+
+// serveWhole answers for the whole shared trip code: its page (format 0)
+// or its file.
+func (c *Pages) serveWhole(w http.ResponseWriter, r *http.Request, code string, format planner.Format) {
+	if !validShareCode(code) {
 		c.pageError(w, r, errShareNotFound)
 		return
 	}
@@ -78,24 +100,6 @@ func (c *Pages) serveShare(w http.ResponseWriter, r *http.Request) {
 	}
 	WriteHeaders(w, "text/html; charset=utf-8", "public, max-age=60")
 	_, _ = w.Write(buf.Bytes())
-}
-
-// serveShareTrip answers /s/{code}/trip.gpx and /s/{code}/trip.fit: the
-// whole trip, as /s/{code}.gpx does.
-func (c *Pages) serveShareTrip(w http.ResponseWriter, r *http.Request) {
-	code := r.PathValue("code")
-	name, ext := splitExt(r.PathValue("file"))
-	format, ok := shareFormats[ext]
-	if !ok || name != "trip" || format == 0 || !validShareCode(code) {
-		c.pageError(w, r, errShareNotFound)
-		return
-	}
-	s, err := c.publicState(r, code)
-	if err != nil {
-		c.pageError(w, r, err)
-		return
-	}
-	c.serveSharedFile(w, r, s, format, nil)
 }
 
 // serveShareStage answers /s/{code}/stages/{file}: one day as a file.

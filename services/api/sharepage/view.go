@@ -101,7 +101,7 @@ func (c *Pages) sharePageView(ctx context.Context, code string, s trip.State) (*
 				d.Alerts = append(d.Alerts, pageAlert{a.Severity, a.Message})
 			}
 		}
-		d.Weather, d.Resupply = pageWeather(st, len(s.Stages) > 0 && !s.Stages[0].Date.IsZero()), pageResupplyOf(st)
+		d.Weather, d.Resupply = pageWeather(st, len(s.Stages) > 0 && !s.Stages[0].Date.IsZero()), pageResupplyOf(st, s.Settings)
 		if st.Chosen != nil {
 			d.Stay = &pageStay{Name: st.Chosen.Name, Kind: string(st.Chosen.Type), Price: price(st.Chosen.PriceMinEUR, st.Chosen.PriceMaxEUR)}
 		}

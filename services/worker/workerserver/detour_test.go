@@ -17,6 +17,7 @@ import (
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/tripstore"
 )
 
@@ -141,7 +142,7 @@ func TestDetours(t *testing.T) {
 		id := createLine(t, e, "rider-d", trip.SettingsPatch{})
 		wid, added := addWaypoint(t, e, "rider-d", id)
 
-		st := waitFor(t, e.trips, id, func(st trip.State) bool {
+		st := testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool {
 			_, w, ok := st.WaypointByID(wid)
 			return ok && !w.DetourEstimated
 		})
@@ -172,7 +173,7 @@ func TestDetours(t *testing.T) {
 			_, b, okB := st.WaypointByID(w2)
 			return okA && okB && !a.DetourEstimated && !b.DetourEstimated
 		}
-		routed := waitFor(t, e.trips, id, bothRouted)
+		routed := testkit.WaitForTrip(t, e.trips, id, bothRouted)
 		require.Eventually(t, func() bool { return jobsDone(t, reg, "detour", "ack") == 2 }, 30*time.Second, 20*time.Millisecond,
 			"one detour job per waypoint added")
 
@@ -190,7 +191,7 @@ func TestDetours(t *testing.T) {
 			require.True(t, w.DetourEstimated, "the routed detour measured the old line")
 		}
 
-		st := waitFor(t, e.trips, id, bothRouted)
+		st := testkit.WaitForTrip(t, e.trips, id, bothRouted)
 		for _, wid := range []string{w1, w2} {
 			_, w, _ := st.WaypointByID(wid)
 			require.Equal(t, 1234.5, w.DetourM)

@@ -9,6 +9,7 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode/nominatim/nominatimtest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 func TestNominatimLabels(t *testing.T) {
@@ -25,7 +26,7 @@ func TestNominatimLabels(t *testing.T) {
 		id := createLine(t, e, "rider-nom", trip.SettingsPatch{})
 		waitTerminal(t, e.store, id)
 		// Two stages, three distinct ends: three paced requests (≈ 3.3 s).
-		st := waitFor(t, e.trips, id, func(st trip.State) bool {
+		st := testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool {
 			for _, s := range st.Stages {
 				if !s.Labelled {
 					return false

@@ -105,19 +105,6 @@ func openMeteoServer(t *testing.T, hits *atomic.Int32) *httptest.Server {
 	return srv
 }
 
-// waitFor polls the trip until ok (a liveness bound, not a speed assertion).
-func waitFor(t *testing.T, trips *tripstore.Store, id uuid.UUID, ok func(trip.State) bool) trip.State {
-	t.Helper()
-	var st trip.State
-	require.Eventually(t, func() bool {
-		l, err := trips.Load(context.Background(), tripstore.System(), id)
-		require.NoError(t, err)
-		st = l.State
-		return ok(st)
-	}, 60*time.Second, 20*time.Millisecond)
-	return st
-}
-
 func TestWiring(t *testing.T) {
 	t.Parallel()
 
@@ -137,7 +124,7 @@ func TestWiring(t *testing.T) {
 		require.Equal(t, 1, rep.Counts["AnalysisCompleted"])
 		require.Positive(t, hits.Load(), "the fetcher asked the configured Komoot, not komoot.com")
 
-		st := waitFor(t, e.trips, id, func(st trip.State) bool { return len(st.Stages) > 0 && st.Stages[0].Labelled })
+		st := testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool { return len(st.Stages) > 0 && st.Stages[0].Labelled })
 		require.Equal(t, trip.ComputationDone, st.RouteImport.Status)
 		require.Equal(t, 400, st.Route.PointCount)
 		for _, s := range st.Stages {
@@ -156,7 +143,7 @@ func TestWiring(t *testing.T) {
 		id := uuid.New()
 		_, err := e.trips.Execute(ctx, tripstore.User("rider-s"), id, trip.Create{SourceURL: "https://www.komoot.com/tour/1234567890"}, tripstore.Options{})
 		require.NoError(t, err)
-		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.RouteImport.Status == trip.ComputationFailed })
+		st := testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool { return st.RouteImport.Status == trip.ComputationFailed })
 		require.Contains(t, st.RouteImport.Reason, "loopback")
 		require.Zero(t, hits.Load(), "refused at dial time: the server never saw a request")
 	})
@@ -172,7 +159,7 @@ func TestWiring(t *testing.T) {
 		start := trip.DateOf(time.Now().AddDate(0, 0, 1))
 		id := createLine(t, e, "rider-p", trip.SettingsPatch{StartDate: &start})
 		waitTerminal(t, e.store, id)
-		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
+		st := testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
 		codes, families := map[string]int{}, map[string]trip.Family{}
 		for _, s := range st.Stages {
 			for _, f := range append(osmFamilies, "weather") {
@@ -202,7 +189,7 @@ func TestWiring(t *testing.T) {
 
 		_, err := e.trips.Execute(ctx, tripstore.User("rider-p"), id, trip.RescanAccommodations{Version: st.Version, RadiusM: 5000}, tripstore.Options{})
 		require.NoError(t, err)
-		st = waitFor(t, e.trips, id, func(st trip.State) bool { return len(st.Stages[0].Offered) > 0 })
+		st = testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool { return len(st.Stages[0].Offered) > 0 })
 		for _, s := range st.Stages {
 			require.Len(t, s.Offered, 2, "stage %d: the hotel and the camp site", s.Index)
 			require.Less(t, s.Offered[0].DistanceFromStageEndM, 500.0)
@@ -225,7 +212,7 @@ func TestWiring(t *testing.T) {
 		start := trip.DateOf(time.Now().AddDate(0, 0, 1))
 		id := createLine(t, e, "rider-f", trip.SettingsPatch{StartDate: &start})
 		waitTerminal(t, e.store, id)
-		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
+		st := testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
 		require.Positive(t, overpassHits.Load())
 		for _, s := range st.Stages {
 			for _, f := range osmFamilies {
@@ -246,7 +233,7 @@ func TestWiring(t *testing.T) {
 		ctx := context.Background()
 		id := createLine(t, e, "rider-n", trip.SettingsPatch{})
 		waitTerminal(t, e.store, id)
-		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
+		st := testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
 		for _, f := range append(osmFamilies, "weather") {
 			require.Equal(t, trip.NotConfigured, st.Stages[0].Families[f], f)
 		}
@@ -269,7 +256,7 @@ func TestWiring(t *testing.T) {
 		e := start(t, func(c *workerserver.Config) { c.Geocoder = workerserver.GeocoderNone })
 		id := createLine(t, e, "rider-g", trip.SettingsPatch{})
 		waitTerminal(t, e.store, id)
-		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].LabelsUnavailable != "" })
+		st := testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].LabelsUnavailable != "" })
 		for _, s := range st.Stages {
 			require.False(t, s.Labelled)
 			require.Equal(t, "no geocoder is configured", s.LabelsUnavailable)
