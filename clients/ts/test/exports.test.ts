@@ -3,7 +3,7 @@
 // FIT SDK (test/fitcheck.ts), and its GPX read with @xmldom/xmldom
 // (docs/EXPORTS.md). `roadbook dev` runs here without data providers, so the
 // files carry the days, their ends and summits; resupply points need the
-// providers (services/worker TestRiderEndToEnd covers them with fakes).
+// providers (testkit/stack TestRiderEndToEnd covers them with fakes).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 

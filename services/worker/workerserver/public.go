@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/roadbook/roadbook/domain/alert"
+	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode/nominatim"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 )
@@ -63,7 +65,11 @@ func (c Config) ProviderSummary() string {
 		}
 		fmt.Fprintf(&b, "  %-44s off (%s)\n", what, off)
 	}
-	b.WriteString("Data providers (offline rules — geometry, daylight, pacing, calendar, borders — always run):\n")
+	var offline []string
+	for _, f := range trip.SourceFamilies(alert.FamilyGeometry) {
+		offline = append(offline, string(f))
+	}
+	fmt.Fprintf(&b, "Data providers (offline rules — %s — always run):\n", strings.Join(offline, ", "))
 	line("OSM rules, resupply points, accommodations", c.OverpassURL, "--overpass-url or --providers public")
 	weather := c.OpenMeteoURL
 	if weather != "" && c.OpenMeteoArchiveURL != "" && c.OpenMeteoArchiveURL != c.OpenMeteoURL {

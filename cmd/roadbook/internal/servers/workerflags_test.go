@@ -64,6 +64,8 @@ func TestWorkerFlags(t *testing.T) {
 		require.Empty(t, cfg.OpenMeteoURL)
 		require.Equal(t, workerserver.GeocoderGazetteer, cfg.Geocoder)
 		require.Contains(t, cfg.ProviderSummary(), "off (--overpass-url or --providers public)")
+		require.Contains(t, cfg.ProviderSummary(), "offline rules — geometry, daylight, pacing, calendar, borders — always run",
+			"the offline families, from the domain's table")
 	})
 	t.Run("--providers public turns on the public Overpass, Open-Meteo and Nominatim", func(t *testing.T) {
 		t.Parallel()
