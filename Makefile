@@ -72,6 +72,12 @@ test: check-generated lint
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
 	scripts/interop.sh
 
+## web: rebuild the web planner (clients/web) into services/api/planner/dist, the bundle the Go binary embeds
+## and serves under /app/ (committed, like proto/gen; `make test` fails when it is stale).
+.PHONY: web
+web: tools
+	scripts/build-web-client.sh --write
+
 ## lint: go vet and gofmt over every module, buf lint over the contracts.
 .PHONY: lint
 lint: tools

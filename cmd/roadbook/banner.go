@@ -10,6 +10,7 @@ import (
 func printBanner(w io.Writer, info devInfo, dataDir string, noAuth bool) {
 	fmt.Fprintf(w, `Roadbook is running (one process; data in %s).
 
+  Planner      %s   (open it: you are signed in as %q)
   Connect API  %s
   MCP server   %s
 
@@ -30,7 +31,7 @@ Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge):
 %s
 MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", URL %s,
   header Authorization = Bearer <MCP token>.
-`, dataDir, info.APIURL, info.MCPURL, devUser, info.APIToken, devUser, info.MCPURL, info.MCPToken,
+`, dataDir, info.AppURL, devUser, info.APIURL, info.MCPURL, devUser, info.APIToken, devUser, info.MCPURL, info.MCPToken,
 		dataDir, dataDir, info.APIURL, dataDir, info.MCPURL, claudeCodeConfig(info), claudeDesktopConfig(info), info.MCPURL)
 	if noAuth {
 		fmt.Fprintln(w, "--no-auth: requests without a token act as user \"dev\" (loopback only).")

@@ -15,6 +15,7 @@ import (
 	"github.com/roadbook/roadbook/eventstore/sqlite"
 	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/services/api/planner"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
 
@@ -23,13 +24,16 @@ type devFlags struct {
 	dataDir, apiAddr, mcpAddr, logLevel string
 	noAuth                              bool
 	tokenTTL, shutdown                  time.Duration
+	planner                             plannerFlags
 }
 
 // runDev is `roadbook dev`: embedded NATS with JetStream and the embedded
 // event store under --data-dir, the gazetteer geocoder, a dev token
-// issuer, and the API, worker and MCP server in this one process. Once
-// everything is ready it prints the URLs, two tokens and an MCP client
-// configuration, and writes them to <data-dir>/dev.json.
+// issuer (and a dev OpenID provider that signs the web planner in as the
+// dev user), and the API with the planner, worker and MCP server in this
+// one process. Once everything is ready it prints the planner URL, the
+// URLs, two tokens and an MCP client configuration, and writes them to
+// <data-dir>/dev.json.
 func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("dev", stderr)
 	var f devFlags
@@ -40,6 +44,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.noAuth, "no-auth", false, "map requests without a token to the dev user (loopback listeners only)")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", 30*24*time.Hour, "lifetime of the printed tokens")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 10*time.Second, "how long SIGINT/SIGTERM may take to drain")
+	f.planner.register(fs, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -161,6 +166,9 @@ func (d *devInstance) start(ctx context.Context) error {
 		}
 		apiHandler = defaultBearer(tok, apiHandler)
 	}
+	if apiHandler, err = d.devPlanner(apiHandler); err != nil {
+		return err
+	}
 	d.apiHTTP = h2cServer(apiHandler)
 	d.apiErr = make(chan error, 1)
 	go func() { d.apiErr <- serveErr(d.apiHTTP.Serve(apiLn)) }()
@@ -211,7 +219,7 @@ func (d *devInstance) waitReady(ctx context.Context) (devInfo, error) {
 	if err != nil {
 		return devInfo{}, err
 	}
-	return devInfo{APIURL: d.apiURL, MCPURL: d.mcpURL, APIToken: apiTok, MCPToken: mcpTok}, nil
+	return devInfo{AppURL: d.apiURL + planner.Prefix, APIURL: d.apiURL, MCPURL: d.mcpURL, APIToken: apiTok, MCPToken: mcpTok}, nil
 }
 
 // publish writes dev.json and prints the banner.
