@@ -57,7 +57,8 @@ check-generated: tools
 	fi; echo "proto/gen matches proto/"
 
 ## test: the generated-code check and lint, then every module's tests against a real PostgreSQL
-## (started, or installed with apt, first).
+## (started, or installed with apt, first), the web planner in Chromium (scripts/web-e2e.sh; the
+## committed bundle is rebuilt and checked by scripts/build-web-client.sh first) and the interop checks.
 .PHONY: test
 test: check-generated lint
 	scripts/ensure-postgres.sh
@@ -70,6 +71,7 @@ test: check-generated lint
 		(cd "$$dir" && go test $$race -count=1 -timeout 20m ./...) || failed="$$failed $$dir"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
+	scripts/web-e2e.sh
 	scripts/interop.sh
 
 ## web: rebuild the web planner (clients/web) into services/api/planner/dist, the bundle the Go binary embeds

@@ -11,7 +11,9 @@ export interface Ctx {
   api: Api;
   auth: Auth;
   cfg: PlannerConfig;
-  navigate: (path: string) => void;
+  // navigate shows another view; state rides along in the history entry
+  // (e.g. that a trip was just created here).
+  navigate: (path: string, state?: Record<string, unknown>) => void;
 }
 
 // route is the view a path names: /app/ (the trips) or /app/trips/<id>.
@@ -28,8 +30,8 @@ export function App(props: { api: Api; auth: Auth; cfg: PlannerConfig }) {
     addEventListener("popstate", onPop);
     return () => removeEventListener("popstate", onPop);
   }, []);
-  const navigate = (p: string) => {
-    history.pushState(null, "", p);
+  const navigate = (p: string, state?: Record<string, unknown>) => {
+    history.pushState(state ?? null, "", p);
     setPath(p);
     scrollTo(0, 0);
   };

@@ -81,7 +81,7 @@ export function MapView(p: MapProps) {
     for (const d of p.geoms) {
       if (d.rest || d.pts.length < 2) continue;
       const sel = p.selected === d.index;
-      const line = L.polyline(d.pts, { color: dayColour(d.index), weight: sel ? 7 : 4, opacity: p.selected === null || sel ? 0.95 : 0.55, interactive: false });
+      const line = L.polyline(d.pts, { color: dayColour(d.index), weight: sel ? 7 : 4, opacity: p.selected === null || sel ? 0.95 : 0.55, interactive: false, className: `day-line day-line-${d.index}` });
       line.addTo(g);
       const hit = L.polyline(d.pts, { color: "#000", weight: 18, opacity: 0, className: "route-hit" });
       hit.on("mousemove", (e: L.LeafletMouseEvent) => props.current.onHover(nearest([d], e.latlng.lat, e.latlng.lng)));

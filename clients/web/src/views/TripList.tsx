@@ -155,7 +155,7 @@ function CreateTrip({ ctx }: { ctx: Ctx }) {
       const content = new Uint8Array(await file.arrayBuffer());
       const type = ["application/gpx+xml", "application/xml", "text/xml", "text/plain"].includes(file.type) ? file.type : "";
       const res = await ctx.api.trips.createTripFromUpload({ filename: file.name, contentType: type, content, idempotencyKey: idem() });
-      ctx.navigate(`/app/trips/${res.tripId}`);
+      ctx.navigate(`/app/trips/${res.tripId}`, { created: true });
     } catch (e) {
       setError(failure(e));
     } finally {
@@ -167,7 +167,7 @@ function CreateTrip({ ctx }: { ctx: Ctx }) {
     setError(null);
     try {
       const res = await ctx.api.trips.createTripFromUrl({ url: url.trim(), idempotencyKey: idem() });
-      ctx.navigate(`/app/trips/${res.tripId}`);
+      ctx.navigate(`/app/trips/${res.tripId}`, { created: true });
     } catch (err) {
       setError(failure(err));
     }

@@ -75,6 +75,9 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
   const [pending, setPending] = useState<Pending | null>(null);
   const [dialog, setDialog] = useState<"" | "settings" | "export">("");
   const [gone, setGone] = useState(false);
+  // A trip created from this tab shows its progress to the end, every part
+  // ticking to done, then the panel folds away.
+  const [justCreated, setJustCreated] = useState(Boolean((history.state as { created?: boolean } | null)?.created));
   const undo = useRef<{ from: bigint; to: bigint }[]>([]);
   const redo = useRef<{ from: bigint; to: bigint }[]>([]);
   const [, bump] = useState(0);
@@ -182,7 +185,10 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
             setGone(true);
             return;
           }
-          if (!cur.current) setError(f);
+          // Without the stream (a proxy that buffers it, a network
+          // error) the page still loads and works; the stream is retried.
+          if (!cur.current) await reload().catch((e2) => setError(failure(e2)));
+          else if (f.code !== "unavailable" && f.code !== "unknown") setError(f);
         }
         await new Promise((r) => setTimeout(r, Math.min(10000, 500 * 2 ** attempt)));
       }
@@ -286,6 +292,16 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
     return () => removeEventListener("keydown", onKey);
   }, []);
 
+  const settled = !!digest && !digest.partial && digest.status !== TripStatus.COMPUTING;
+  useEffect(() => {
+    if (!justCreated || !settled) return;
+    const h = setTimeout(() => {
+      setJustCreated(false);
+      history.replaceState(null, "");
+    }, 4000);
+    return () => clearTimeout(h);
+  }, [justCreated, settled]);
+
   if (gone) {
     return (
       <main class="trip-page" id="main">
@@ -303,6 +319,7 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
     );
   }
   const computing = digest.partial || digest.status === TripStatus.COMPUTING;
+
   const locked = digest.settings?.locked ?? false;
   return (
     <main class="trip-page" id="main">
@@ -327,7 +344,7 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
       </div>
       <div class="live" role="status" aria-live="polite" data-testid="notice">{notice}</div>
       <ErrorNote error={error} />
-      {computing || digest.status === TripStatus.FAILED ? <ProgressPanel digest={digest} /> : null}
+      {computing || justCreated || digest.status === TripStatus.FAILED ? <ProgressPanel digest={digest} /> : null}
       <div class="planner">
         <div class="visual">
           <MapView cfg={ctx.cfg} geoms={geoms} details={details} selected={selected} hover={hover} picked={picked}
