@@ -95,7 +95,7 @@ tidy:
 
 ## bench: every benchmark target; each prints its figures beside a baseline from the same run.
 .PHONY: bench
-bench: bench-eventstore bench-domain bench-pipeline bench-api bench-mcp
+bench: bench-eventstore bench-domain bench-pipeline bench-api bench-mcp bench-web
 
 .PHONY: bench-eventstore
 bench-eventstore:
@@ -174,6 +174,13 @@ chaos:
 .PHONY: interop
 interop: tools
 	scripts/interop.sh
+
+## bench-web: the web planner's gzipped JS+CSS and its load to the day list of a 30-day trip beside the trip
+## list's load, in Chromium against roadbook dev (scripts/bench-web.sh; clients/web/bench/load.mjs).
+.PHONY: bench-web
+bench-web: tools
+	scripts/build-web-client.sh
+	scripts/bench-web.sh
 
 ## bench-mcp: 100 concurrent MCP sessions calling get_trip for 20 s beside the same read
 ## made directly on the Connect API, one in-process server (services/mcp/cmd/bench-mcp); then, on stderr, a bare

@@ -169,9 +169,12 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
   await t.test("screenshots at 1280 and 390 px", async () => {
     await page.locator('[data-testid=day-row][data-stage-index="2"] .day-head').click();
     await page.waitForTimeout(500);
-    await page.screenshot({ path: join(shots, "trip-1280.png"), fullPage: true });
+    await page.evaluate(() => scrollTo(0, 0));
+    await page.screenshot({ path: join(shots, "trip-1280.png") });
+    await page.screenshot({ path: join(shots, "trip-1280-full.png"), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(800);
+    await page.evaluate(() => scrollTo(0, 0));
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `nothing wider than the phone (${overflow} px too wide)`);
     await page.screenshot({ path: join(shots, "trip-390.png"), fullPage: true });
@@ -233,6 +236,17 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     await page.waitForFunction(() => document.querySelector("[data-testid=day-row] .day-title")?.textContent.startsWith("Jour 1"));
     assert.equal(await page.locator("[data-testid=undo]").textContent(), "↶ Annuler");
     await page.locator(".lang select").selectOption("en");
+  });
+
+  await t.test("the list shows the trip; no serious or critical accessibility violations there either", async () => {
+    await page.locator("button.back").click();
+    await page.locator("[data-testid=trip-card]").first().waitFor();
+    assert.equal(await page.locator("[data-testid=trip-card] .trip-title").first().textContent(), "Renamed by an agent");
+    assert.deepEqual(await axeSerious(page), []);
+    await page.screenshot({ path: join(shots, "list-1280.png"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(shots, "list-390.png"), fullPage: true });
   });
 
   await t.test("no script error on the way", () => {

@@ -329,11 +329,15 @@ function Waypoints({ ctx, id, s, detail, picked, actions }: { ctx: Ctx; id: stri
           ))}
         </ul>
       ) : null}
-      <form class="inline wrap" onSubmit={add}>
-        <label for={`wp-name-${s.index}`}>{t("waypointName")}</label>
-        <input id={`wp-name-${s.index}`} value={name} required maxLength={255} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
-        <label for={`wp-cat-${n}`}>{t("waypointCategory")}</label>
-        <input id={`wp-cat-${n}`} value={cat} maxLength={64} placeholder="water" onInput={(e) => setCat((e.currentTarget as HTMLInputElement).value)} />
+      <form class="wp-form" onSubmit={add}>
+        <label class="field">
+          {t("waypointName")}
+          <input id={`wp-name-${s.index}`} value={name} required maxLength={255} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
+        </label>
+        <label class="field">
+          {t("waypointCategory")}
+          <input id={`wp-cat-${n}`} value={cat} maxLength={64} placeholder="water" onInput={(e) => setCat((e.currentTarget as HTMLInputElement).value)} />
+        </label>
         <button type="submit">{t("addWaypoint")}</button>
       </form>
       <p class="muted small-text">{picked && picked.day === s.index ? t("waypointAt") : t("waypointAtEnd")}</p>
