@@ -47,7 +47,7 @@ export function MapView(p: MapProps) {
   props.current = p;
 
   useEffect(() => {
-    const m = L.map(el.current!, { zoomControl: true, attributionControl: true, preferCanvas: false, zoomSnap: 0.25, zoomDelta: 0.5 });
+    const m = L.map(el.current!, { zoomControl: true, attributionControl: true, preferCanvas: false, zoomSnap: 0.25, zoomDelta: 0.5, fadeAnimation: false });
     m.setView([60, 10], 5);
     if (p.cfg.tiles.url) {
       let loaded = 0;
@@ -64,18 +64,26 @@ export function MapView(p: MapProps) {
       if (pt) props.current.onPick(pt);
     });
     map.current = m;
-    const ro = new ResizeObserver(() => m.invalidateSize());
+    let alive = true;
+    const ro = new ResizeObserver(() => { if (alive) m.invalidateSize({ animate: false }); });
     ro.observe(el.current!);
     return () => {
+      // Stop any pan or zoom in flight first: removing a map mid-animation
+      // leaves Leaflet callbacks pointing at panes that no longer exist.
+      alive = false;
       ro.disconnect();
+      m.stop();
+      m.off();
       m.remove();
+      map.current = null;
     };
   }, []);
 
   // The route, markers and alerts: redrawn when the days or their details change.
   useEffect(() => {
-    const m = map.current!;
-    const g = layer.current!;
+    const m = map.current;
+    const g = layer.current;
+    if (!m || !g) return;
     g.clearLayers();
     const bounds = L.latLngBounds([]);
     for (const d of p.geoms) {
@@ -97,7 +105,7 @@ export function MapView(p: MapProps) {
     // Day ends, numbered, in the day's colour.
     for (const d of p.geoms) {
       const last = d.pts[d.pts.length - 1];
-      if (!last) continue;
+      if (!last || d.rest) continue; // a rest day is where the day before ends
       const n = d.index + 1;
       const mk = L.marker(last, { icon: icon(`day-end c${d.index % 10}`, String(n), t("day", { n })), keyboard: false, title: t("day", { n }) });
       mk.on("click", () => props.current.onSelect(d.index));
@@ -130,14 +138,15 @@ export function MapView(p: MapProps) {
       fitted.current = key;
       const sel = p.selected === null ? null : p.geoms.find((d) => d.index === p.selected);
       const b = sel && sel.pts.length > 1 ? L.latLngBounds(sel.pts) : bounds;
-      if (b.isValid()) m.fitBounds(b, { padding: [24, 24] });
+      if (b.isValid()) m.fitBounds(b, { padding: [24, 24], animate: false });
     }
   }, [p.geoms, p.details, p.selected]);
 
   // The hovered and picked points, drawn on their own layer so hovering
   // never redraws the route.
   useEffect(() => {
-    const c = cursor.current!;
+    const c = cursor.current;
+    if (!map.current || !c) return;
     c.clearLayers();
     if (p.hover) L.circleMarker([p.hover.lat, p.hover.lon], { radius: 6, className: "hover-dot", weight: 2, interactive: false }).addTo(c);
     if (p.picked) L.circleMarker([p.picked.lat, p.picked.lon], { radius: 8, className: "picked-dot", weight: 3, interactive: false }).addTo(c);

@@ -344,7 +344,11 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
       </div>
       <div class="live" role="status" aria-live="polite" data-testid="notice">{notice}</div>
       <ErrorNote error={error} />
-      {computing || justCreated || digest.status === TripStatus.FAILED ? <ProgressPanel digest={digest} /> : null}
+      {digest.status === TripStatus.COMPUTING || digest.status === TripStatus.FAILED || justCreated || digest.stages.length === 0 ? (
+        <ProgressPanel digest={digest} />
+      ) : computing ? (
+        <InlineProgress digest={digest} />
+      ) : null}
       <div class="planner">
         <div class="visual">
           <MapView cfg={ctx.cfg} geoms={geoms} details={details} selected={selected} hover={hover} picked={picked}
@@ -396,6 +400,22 @@ function ProgressPanel({ digest }: { digest: TripDigest }) {
         })}
       </ul>
     </section>
+  );
+}
+
+// InlineProgress is the one-line progress of a trip that is being updated
+// after an edit (new days labelled and analysed again), so the page does
+// not jump.
+function InlineProgress({ digest }: { digest: TripDigest }) {
+  const busy = partNames
+    .map(([k, label]) => [digest.progress?.[k] as PartProgress | undefined, label] as const)
+    .filter(([part]) => part && part.state !== ComputationState.DONE && part.state !== ComputationState.UNAVAILABLE)
+    .map(([part, label]) => `${t(label)} ${part!.total > 0 ? `${part!.done}/${part!.total}` : t(stateKey[part!.state])}`);
+  if (busy.length === 0) return null;
+  return (
+    <p class="progress-inline" role="status">
+      {t("updating", { what: busy.join(" · ") })}
+    </p>
   );
 }
 
