@@ -31,10 +31,13 @@ func (p *plannerFlags) register(fs *flag.FlagSet, withOIDC bool) {
 }
 
 // config is the planner's runtime configuration; jwtIssuer is the API's
-// --jwt-issuer, the default issuer.
+// --jwt-issuer, the default issuer once a client id is given. Without a
+// client id the planner is served and says sign-in is not configured (an
+// API deployed before the planner keeps starting); an issuer given without
+// one is refused by planner.Handler.
 func (p *plannerFlags) config(jwtIssuer string) planner.Config {
 	iss := p.issuer
-	if iss == "" && strings.HasPrefix(jwtIssuer, "http") {
+	if iss == "" && p.clientID != "" && strings.HasPrefix(jwtIssuer, "http") {
 		iss = jwtIssuer
 	}
 	return planner.Config{

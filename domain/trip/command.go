@@ -247,7 +247,7 @@ type RecordLabelsUnavailable struct {
 }
 
 // RestoreStageLayout puts back the stages the trip had at LayoutVersion
-// (undo and redo of stage edits, DOMAIN §4): a new edit, one version step.
+// (undo and redo of stage edits): a new edit, one version step.
 // History is the trip's stream from its first event, read by the caller
 // from the store: the layout of an earlier version is a fold of it, and
 // events are never rewritten, so any read that reaches past LayoutVersion

@@ -4,7 +4,7 @@ import (
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
 
-// Undo and redo of stage edits (DOMAIN §4). Every layout a trip ever had is
+// Undo and redo of stage edits. Every layout a trip ever had is
 // in its event history, so an undo is not a deletion of events (they are
 // never rewritten) but a new edit that puts an earlier layout back: the
 // stages as they were at LayoutVersion, re-dated and re-hashed for the trip

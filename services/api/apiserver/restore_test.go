@@ -70,6 +70,34 @@ func TestRestoreStageLayout(t *testing.T) {
 		require.Equal(t, connect.CodeAborted, connect.CodeOf(err), "a stale version")
 	})
 
+	t.Run("the impact of an undo counts no waypoint lost: they move to the nearest day", func(t *testing.T) {
+		t.Parallel()
+		c := h.as(t, "waypointer", nil)
+		d := h.readyTrip(t, c)
+		cut, err := c.edits.UpdateStage(ctx, connect.NewRequest(&roadbookv1.UpdateStageRequest{TripId: d.TripId, Version: d.Version, StageIndex: 0,
+			Change: &roadbookv1.UpdateStageRequest_DistanceKm{DistanceKm: 30}}))
+		require.NoError(t, err)
+		st, err := c.trips.GetStage(ctx, connect.NewRequest(&roadbookv1.GetStageRequest{TripId: d.TripId, StageIndex: 1}))
+		require.NoError(t, err)
+		_, err = c.edits.AddWaypoint(ctx, connect.NewRequest(&roadbookv1.AddWaypointRequest{TripId: d.TripId, Version: cut.Msg.Version,
+			StageIndex: 1, Name: "Spring", Category: "water", Location: st.Msg.Stage.Start}))
+		require.NoError(t, err)
+		prev, err := c.edits.RestoreStageLayout(ctx, connect.NewRequest(&roadbookv1.RestoreStageLayoutRequest{
+			TripId: d.TripId, Version: cut.Msg.Version, LayoutVersion: d.Version, ValidateOnly: true}))
+		require.NoError(t, err)
+		require.Zero(t, prev.Msg.Impact.GetWaypointsLost(), "%v", prev.Msg.Impact.GetSummary())
+		back, err := c.edits.RestoreStageLayout(ctx, connect.NewRequest(&roadbookv1.RestoreStageLayoutRequest{
+			TripId: d.TripId, Version: cut.Msg.Version, LayoutVersion: d.Version}))
+		require.NoError(t, err)
+		n := 0
+		for i := range back.Msg.Trip.Stages {
+			s, err := c.trips.GetStage(ctx, connect.NewRequest(&roadbookv1.GetStageRequest{TripId: d.TripId, StageIndex: uint32(i)}))
+			require.NoError(t, err)
+			n += len(s.Msg.Stage.Waypoints)
+		}
+		require.Equal(t, 1, n, "the waypoint is still on the trip")
+	})
+
 	t.Run("another user's trip is not found", func(t *testing.T) {
 		t.Parallel()
 		d := h.readyTrip(t, h.as(t, "owner", nil))

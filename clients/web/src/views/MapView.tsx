@@ -42,6 +42,9 @@ export function MapView(p: MapProps) {
   const layer = useRef<L.LayerGroup | null>(null);
   const cursor = useRef<L.LayerGroup | null>(null);
   const fitted = useRef("");
+  // lastFit is the area the map was last fitted to: fitted again when the
+  // map changes size (a phone turned, the window resized).
+  const lastFit = useRef<L.LatLngBounds | null>(null);
   const [tilesFailed, setTilesFailed] = useState(false);
   const props = useRef(p);
   props.current = p;
@@ -65,7 +68,11 @@ export function MapView(p: MapProps) {
     });
     map.current = m;
     let alive = true;
-    const ro = new ResizeObserver(() => { if (alive) m.invalidateSize({ animate: false }); });
+    const ro = new ResizeObserver(() => {
+      if (!alive) return;
+      m.invalidateSize({ animate: false });
+      if (lastFit.current) m.fitBounds(lastFit.current, { padding: [24, 24], animate: false });
+    });
     ro.observe(el.current!);
     return () => {
       // Stop any pan or zoom in flight first: removing a map mid-animation
@@ -138,7 +145,10 @@ export function MapView(p: MapProps) {
       fitted.current = key;
       const sel = p.selected === null ? null : p.geoms.find((d) => d.index === p.selected);
       const b = sel && sel.pts.length > 1 ? L.latLngBounds(sel.pts) : bounds;
-      if (b.isValid()) m.fitBounds(b, { padding: [24, 24], animate: false });
+      if (b.isValid()) {
+        lastFit.current = b;
+        m.fitBounds(b, { padding: [24, 24], animate: false });
+      }
     }
   }, [p.geoms, p.details, p.selected]);
 
