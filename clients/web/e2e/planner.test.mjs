@@ -79,6 +79,7 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
   await t.test("the trip list has no serious or critical accessibility violations", async () => {
     assert.deepEqual(await axeSerious(page), []);
     await page.screenshot({ path: join(shots, "list-1280.png"), fullPage: true });
+
   });
 
   let tripId = "";
@@ -129,7 +130,10 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     v0 = await version(page);
     day2 = await dayKm(page, 1);
     const box = await page.locator("[data-testid=profile] g.day.d1").boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height * 0.7);
+    await page.locator("[data-testid=map] path.hover-dot").waitFor({ timeout: 5_000 }); // the map shows the hovered point
     await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.7);
+    await page.locator("[data-testid=map] path.picked-dot").waitFor({ timeout: 5_000 });
     const cut = page.locator("[data-testid=cut-here]");
     await cut.waitFor();
     assert.match(await cut.textContent(), /End Day 2 here/);
@@ -244,6 +248,21 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     assert.equal(await page.locator("[data-testid=trip-card] .trip-title").first().textContent(), "Renamed by an agent");
     assert.deepEqual(await axeSerious(page), []);
     await page.screenshot({ path: join(shots, "list-1280.png"), fullPage: true });
+
+    // Duplicate, then delete the copy: the impact is shown before anything goes.
+    await page.locator("[data-testid=trip-card] button", { hasText: "Duplicate" }).first().click();
+    await page.waitForURL(/\/app\/trips\/[0-9a-f-]{36}$/);
+    assert.notEqual(page.url().split("/").pop(), tripId, "the copy is a new trip");
+    await page.locator("[data-testid=day-row]").first().waitFor({ timeout: 30_000 });
+    await page.locator("button.back").click();
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=trip-card]").length === 2);
+    const copy = page.locator("[data-testid=trip-card]", { hasText: "(copy)" });
+    await copy.locator("button.danger").click();
+    const dialog = page.locator("[data-testid=confirm]");
+    await dialog.waitFor();
+    assert.match(await dialog.locator("[data-testid=impact]").textContent(), /will be deleted/);
+    await dialog.locator("[data-testid=confirm-ok]").click();
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=trip-card]").length === 1);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(shots, "list-390.png"), fullPage: true });

@@ -30,7 +30,9 @@ export type Preview = (version: bigint) => Promise<{ impact?: Impact }>;
 export interface TripActions {
   // run sends an edit; undoable edits go on the undo stack. With preview,
   // the impact is shown first and the edit runs once confirmed.
-  run: (edit: Edit, opts?: { undoable?: boolean; preview?: Preview; confirmTitle?: string }) => Promise<boolean>;
+  // With onlyIfLosing, the preview asks only when the impact loses a
+  // night or a waypoint (undo and redo).
+  run: (edit: Edit, opts?: { undoable?: boolean; preview?: Preview; confirmTitle?: string; onlyIfLosing?: boolean }) => Promise<boolean>;
   pick: (p: RoutePoint | null) => void;
   select: (day: number | null) => void;
   reloadDetails: () => void;
@@ -237,6 +239,8 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
       if (!opts.preview) return execute(edit, opts.undoable ?? false);
       try {
         const p = await opts.preview(cur.current!.version);
+        const losing = (p.impact?.accommodationsLost.length ?? 0) > 0 || (p.impact?.waypointsLost ?? 0) > 0;
+        if (opts.onlyIfLosing && !losing) return await execute(edit, opts.undoable ?? false);
         return await new Promise<boolean>((resolve) =>
           setPending({
             title: opts.confirmTitle ?? t("confirm"),
@@ -260,7 +264,11 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
   };
 
   const restore = async (layout: bigint, word: "undone" | "redone") => {
-    const ok = await actions.run((v) => api.edits.restoreStageLayout({ tripId: id, version: v, layoutVersion: layout, idempotencyKey: idem() }));
+    const ok = await actions.run((v) => api.edits.restoreStageLayout({ tripId: id, version: v, layoutVersion: layout, idempotencyKey: idem() }), {
+      confirmTitle: t(word === "undone" ? "undoLabel" : "redoLabel"),
+      preview: (v) => api.edits.restoreStageLayout({ tripId: id, version: v, layoutVersion: layout, validateOnly: true }),
+      onlyIfLosing: true,
+    });
     if (ok) setNotice(t(word, { v: String(cur.current!.version) }));
     return ok;
   };
