@@ -235,6 +235,22 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     assert.equal(await page.locator("h1.trip-title").textContent(), "Renamed by an agent");
   });
 
+  await t.test("with map tiles that cannot be loaded the route is still drawn and the page says so", async () => {
+    const tab = await context.newPage();
+    await tab.route("**/app/config.json", async (route) => {
+      const res = await route.fetch();
+      const cfg = await res.json();
+      cfg.tiles = { url: "http://127.0.0.1:9/{z}/{x}/{y}.png", attribution: "test tiles", maxZoom: 18 }; // nothing listens on port 9
+      await route.fulfill({ response: res, json: cfg });
+    });
+    await tab.goto(`${info.appUrl}trips/${tripId}`);
+    await tab.locator("[data-testid=day-row]").first().waitFor({ timeout: 30_000 });
+    await tab.locator("[data-testid=map-note]").waitFor({ timeout: 30_000 });
+    assert.match(await tab.locator("[data-testid=map-note]").textContent(), /could not be loaded/);
+    assert.ok((await tab.locator("path.day-line").count()) > 0, "the route is drawn");
+    await tab.close();
+  });
+
   await t.test("the page speaks French", async () => {
     await page.locator(".lang select").selectOption("fr");
     await page.waitForFunction(() => document.querySelector("[data-testid=day-row] .day-title")?.textContent.startsWith("Jour 1"));
