@@ -64,7 +64,11 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => { if (m.type() === "error" && !/favicon/.test(m.text())) problems.push(`console: ${m.text()}`); });
+  page.on("response", async (r) => {
+    if (r.status() < 400) return;
+    const body = await r.text().catch(() => "");
+    problems.push(`HTTP ${r.status()} ${r.url()} ${r.request().postData()?.slice(0, 80) ?? ""} ${body.slice(0, 200)}`);
+  });
 
   await t.test("opening appUrl signs in as the dev user without typing", async () => {
     await page.goto(info.appUrl);
@@ -154,7 +158,7 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
       return el && Math.abs(parseFloat(el.textContent.replace(",", ".")) - km) < 0.06;
     }, [1, day2], { timeout: 30_000 });
     assert.equal(await page.locator("[data-testid=day-row]").count(), stages.length);
-    assert.match(await page.locator("[data-testid=notice]").textContent(), /Undone/);
+    await page.waitForFunction(() => /Undone/.test(document.querySelector("[data-testid=notice]").textContent), null, { timeout: 10_000 });
     assert.equal(await page.locator("[data-testid=redo]").isEnabled(), true, "the undone edit can be redone");
   });
 
@@ -256,6 +260,54 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     await page.waitForFunction(() => document.querySelector("[data-testid=day-row] .day-title")?.textContent.startsWith("Jour 1"));
     assert.equal(await page.locator("[data-testid=undo]").textContent(), "↶ Annuler");
     await page.locator(".lang select").selectOption("en");
+  });
+
+  await t.test("move a day, end a day at a searched place, add a waypoint, merge with the impact shown, change settings", async () => {
+    const row = (i) => page.locator(`[data-testid=day-row][data-stage-index="${i}"]`);
+    const open = page.locator(".day-row.open");
+    const waitVersion = (v) => page.waitForFunction((x) => Number(document.querySelector("[data-testid=trip-version]").textContent) === x, v, { timeout: 30_000 });
+    let v = await version(page);
+    if ((await open.count()) === 0 || (await open.getAttribute("data-stage-index")) !== "4") await row(4).locator(".day-head").click();
+    const km4 = await dayKm(page, 4);
+    await open.getByRole("button", { name: /Move later/ }).click();
+    await waitVersion(++v);
+    assert.ok(Math.abs((await dayKm(page, 5)) - km4) < 0.06, "the day moved one place later");
+    await page.waitForFunction(() => document.querySelector(".day-row.open")?.getAttribute("data-stage-index") === "5", null, { timeout: 10_000 }); // and stays selected
+
+    await open.locator("input[placeholder='Place name']").fill("Trondheim");
+    await open.getByRole("button", { name: "Search", exact: true }).click();
+    await open.locator(".places li").first().waitFor({ timeout: 15_000 });
+    await open.locator(".places li").first().getByRole("button", { name: "End here" }).click();
+    await waitVersion(++v);
+
+    await open.locator(".wp-form input").first().fill("Spring");
+    await open.locator(".wp-form input").nth(1).fill("water");
+    await open.getByRole("button", { name: "Add waypoint" }).click();
+    await open.locator(".waypoints li", { hasText: "Spring" }).waitFor({ timeout: 15_000 });
+    assert.equal(await version(page), v, "a waypoint does not move the version");
+    assert.ok((await page.locator("[data-testid=map] .pin.wp").count()) >= 1, "the waypoint is on the map");
+
+    const rows = await page.locator("[data-testid=day-row]").count();
+    await open.getByRole("button", { name: /Merge with the next day|Delete this day/ }).click();
+    const dialog = page.locator("[data-testid=confirm]");
+    await dialog.waitFor();
+    assert.match(await dialog.locator("[data-testid=impact]").textContent(), /goes from \d+ to \d+ stages/);
+    await dialog.locator("[data-testid=confirm-ok]").click();
+    await waitVersion(++v);
+    assert.equal(await page.locator("[data-testid=day-row]").count(), rows - 1);
+
+    await page.locator("[data-testid=open-settings]").click();
+    await page.locator("[data-testid=settings] label", { hasText: "Most km in a day" }).locator("input").fill("100");
+    await page.locator("[data-testid=settings-apply]").click();
+    const confirm = page.locator("[data-testid=confirm]");
+    await confirm.waitFor();
+    assert.match(await confirm.locator("[data-testid=impact]").textContent(), /Every stage will be recomputed/);
+    await confirm.locator("[data-testid=confirm-ok]").click();
+    await waitVersion(++v);
+    // A re-pacing starts a new undo history (once the write's answer is in).
+    await page.waitForFunction(() => document.querySelector("[data-testid=undo]").disabled, null, { timeout: 10_000 });
+    const trip = (await api("roadbook.v1.TripService/GetTrip", { tripId })).trip;
+    assert.equal(trip.settings.maxDistancePerDayKm, 100);
   });
 
   await t.test("the list shows the trip; no serious or critical accessibility violations there either", async () => {

@@ -40,6 +40,7 @@ export function SettingsDialog({ ctx, id, digest, actions, onClose }: { ctx: Ctx
     try {
       const ok = await actions.run((v) => ctx.api.trips.updateTripSettings({ ...change, version: v, idempotencyKey: idem() }).then((r) => ({ version: r.version, versionUnchanged: r.versionUnchanged })), {
         confirmTitle: t("settings"),
+        resetsUndo: true,
         preview: (v) => ctx.api.trips.updateTripSettings({ ...change, version: v, validateOnly: true }),
       });
       if (ok) onClose();

@@ -32,7 +32,9 @@ export interface TripActions {
   // the impact is shown first and the edit runs once confirmed.
   // With onlyIfLosing, the preview asks only when the impact loses a
   // night or a waypoint (undo and redo).
-  run: (edit: Edit, opts?: { undoable?: boolean; preview?: Preview; confirmTitle?: string; onlyIfLosing?: boolean }) => Promise<boolean>;
+  // resetsUndo empties undo and redo (a settings change re-paces every day:
+  // an earlier layout is no longer "the step before").
+  run: (edit: Edit, opts?: { undoable?: boolean; preview?: Preview; confirmTitle?: string; onlyIfLosing?: boolean; resetsUndo?: boolean }) => Promise<boolean>;
   pick: (p: RoutePoint | null) => void;
   select: (day: number | null) => void;
   reloadDetails: () => void;
@@ -86,15 +88,33 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
   const cur = useRef<TripDigest | null>(null);
   // ours are versions this page wrote: the watch stays quiet about them.
   const ours = useRef(new Set<bigint>());
+  // writing counts this page's writes in flight: the stream may deliver
+  // their version before their answer does.
+  const writing = useRef(0);
   const loadedGeom = useRef("");
   const detailsSeq = useRef(0);
+  // Reads in flight for an older state of the trip are cancelled when a
+  // newer load or a write starts: they may name days that no longer exist.
+  const reads = useRef<{ details?: AbortController; geometry?: AbortController }>({});
+  const fresh = (k: "details" | "geometry") => {
+    reads.current[k]?.abort();
+    const c = new AbortController();
+    reads.current[k] = c;
+    return c.signal;
+  };
 
   const apply = (d: TripDigest, fromElsewhere = false) => {
     const before = cur.current;
     cur.current = d;
+    // Other days than the reads in flight were made for (a new version, or
+    // a re-pacing landing without one): cancel them.
+    if (before && (before.version !== d.version || before.stages.length !== d.stages.length)) {
+      reads.current.details?.abort();
+      reads.current.geometry?.abort();
+    }
     setDigest(d);
     document.title = `${d.title} · Roadbook`;
-    if (fromElsewhere && before && d.version !== before.version && !ours.current.has(d.version)) {
+    if (fromElsewhere && before && d.version !== before.version && !ours.current.has(d.version) && writing.current === 0) {
       setNotice(t("changedElsewhere", { from: String(before.version), to: String(d.version), what: diffText(before, d) }));
       undo.current = [];
       redo.current = [];
@@ -103,20 +123,33 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
 
   // Geometry of every day, for the map and the profile: fetched again
   // when the version (so the days) changes.
+  // recutting: the pacing engine is replacing every day (a settings change);
+  // the days shown are about to go, so nothing is read for them.
+  const recutting = (d: TripDigest) => {
+    const st = d.progress?.stages?.state;
+    return st === ComputationState.PENDING || st === ComputationState.RUNNING;
+  };
+
   const loadGeometry = async (d: TripDigest) => {
+    if (recutting(d)) return;
     const key = `${d.version}:${d.stages.length}:${d.partial}`;
     if (d.stages.length === 0 || loadedGeom.current === key) return;
+    if (cur.current && cur.current.version > d.version) return;
     loadedGeom.current = key;
+    const signal = fresh("geometry");
     const out: DayGeom[] = [];
     let start = 0;
     const lines = await Promise.all(
       d.stages.map((s) =>
         s.restDay
           ? Promise.resolve(null)
-          : api.trips.getRouteGeometry({ tripId: id, stageIndex: s.index, maxPoints: MAX_POINTS_PER_DAY }).catch(() => null),
+          : api.trips.getRouteGeometry({ tripId: id, stageIndex: s.index, maxPoints: MAX_POINTS_PER_DAY }, { signal }).catch(() => null),
       ),
     );
-    if (cur.current?.version !== d.version) return;
+    if (signal.aborted || cur.current?.version !== d.version) {
+      if (loadedGeom.current === key) loadedGeom.current = "";
+      return;
+    }
     d.stages.forEach((s, i) => {
       const g = lines[i]?.geometry;
       const pts = g ? decodePolyline(g.polyline) : [];
@@ -133,14 +166,20 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
   // Every day in full (riding time, alerts, nights, waypoints): fetched
   // after any change, a few at a time, newest request wins.
   const loadDetails = async (d: TripDigest) => {
+    if (recutting(d)) return;
     const seq = ++detailsSeq.current;
+    const signal = fresh("details");
     const out = new Map<number, StageDetail>();
     let next = 0;
     const worker = async () => {
       while (next < d.stages.length) {
+        // A newer load (or a newer version of the trip) makes this one moot:
+        // stop rather than ask for days that may no longer exist.
+        if (seq !== detailsSeq.current || (cur.current && (cur.current.version !== d.version || cur.current.stages.length !== d.stages.length))) return;
         const i = next++;
         try {
-          const res = await api.trips.getStage({ tripId: id, stageIndex: i });
+          if (signal.aborted) return;
+          const res = await api.trips.getStage({ tripId: id, stageIndex: i }, { signal });
           if (res.stage) out.set(i, res.stage);
         } catch {
           /* a day edited away meanwhile: the next load has it */
@@ -175,6 +214,9 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
               setGone(true);
               return;
             }
+            // The stream can lag behind this page's own write: a message
+            // older than what the page shows is already superseded.
+            if (cur.current && msg.trip.version < cur.current.version) continue;
             apply(msg.trip, true);
             void loadGeometry(msg.trip);
             clearTimeout(timer);
@@ -201,13 +243,21 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
     };
   }, [id]);
 
-  const execute = async (edit: Edit, undoable: boolean): Promise<boolean> => {
+  const execute = async (edit: Edit, undoable: boolean, resetsUndo = false): Promise<boolean> => {
     const d = cur.current!;
+    writing.current++;
+    reads.current.details?.abort();
+    reads.current.geometry?.abort();
+    loadedGeom.current = "";
     try {
       const res = await edit(d.version);
       ours.current.add(res.version);
       if (!res.versionUnchanged && undoable) {
         undo.current.push({ from: d.version, to: res.version });
+        redo.current = [];
+      }
+      if (!res.versionUnchanged && resetsUndo) {
+        undo.current = [];
         redo.current = [];
       }
       if (res.trip) apply(res.trip);
@@ -231,21 +281,23 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
         setError(f);
       }
       return false;
+    } finally {
+      writing.current--;
     }
   };
 
   const actions: TripActions = {
     run: async (edit, opts = {}) => {
-      if (!opts.preview) return execute(edit, opts.undoable ?? false);
+      if (!opts.preview) return execute(edit, opts.undoable ?? false, opts.resetsUndo);
       try {
         const p = await opts.preview(cur.current!.version);
         const losing = (p.impact?.accommodationsLost.length ?? 0) > 0 || (p.impact?.waypointsLost ?? 0) > 0;
-        if (opts.onlyIfLosing && !losing) return await execute(edit, opts.undoable ?? false);
+        if (opts.onlyIfLosing && !losing) return await execute(edit, opts.undoable ?? false, opts.resetsUndo);
         return await new Promise<boolean>((resolve) =>
           setPending({
             title: opts.confirmTitle ?? t("confirm"),
             impact: p.impact,
-            go: () => void execute(edit, opts.undoable ?? false).then(resolve),
+            go: () => void execute(edit, opts.undoable ?? false, opts.resetsUndo).then(resolve),
           }),
         );
       } catch (e) {
