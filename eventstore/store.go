@@ -19,6 +19,17 @@ type Store interface {
 	// ErrIdempotencyMismatch.
 	Append(ctx context.Context, req AppendRequest) (AppendResult, error)
 
+	// LookupIdempotency answers an idempotency key without appending, as
+	// Append answers a replay: while the key is live, the first result
+	// recorded under it (Replayed set, Response the stored response), or
+	// ErrIdempotencyMismatch when it was recorded for another request hash;
+	// ErrNotFound when it is unknown or expired, and the caller executes.
+	// A caller that looks first spares the work of building an append that
+	// would only be answered from the record. Two callers that both miss
+	// are still resolved by their appends, which check the key again under
+	// its lock: one executes, the other is answered as a replay.
+	LookupIdempotency(ctx context.Context, key string, requestHash []byte) (AppendResult, error)
+
 	// ReadStream returns the events of one stream with version > after, in
 	// version order, at most limit (0 = all).
 	ReadStream(ctx context.Context, stream StreamID, after int64, limit int) ([]RecordedEvent, error)
@@ -61,6 +72,10 @@ type Store interface {
 
 	// SaveCursor records a reader's feed position; a reader saves it only
 	// after what it read was safely handed on (e.g. acked by JetStream).
+	// A backend may make it durable lazily (PostgreSQL commits it
+	// asynchronously): a database crash can then return the reader to its
+	// save before, and it hands some events on again, as after its own
+	// crash between hand-off and save, which it must tolerate anyway.
 	SaveCursor(ctx context.Context, reader string, c Cursor) error
 
 	// Housekeep removes expired idempotency keys and blobs that no stream

@@ -55,14 +55,10 @@ func (r AppendRequest) Validate() ([]EncodedEvent, error) {
 		}
 	}
 	if k := r.Idempotency; k != nil {
-		switch {
-		case k.Key == "":
-			return nil, &InvalidError{Field: "idempotency key", Reason: "empty"}
-		case len(k.Key) > MaxIdempotencyKeyLength:
-			return nil, &InvalidError{Field: "idempotency key", Reason: fmt.Sprintf("longer than %d bytes", MaxIdempotencyKeyLength)}
-		case len(k.RequestHash) == 0:
-			return nil, &InvalidError{Field: "idempotency request hash", Reason: "empty: a replay is told from a different request by it"}
-		case k.ExpiresAt.IsZero():
+		if err := ValidateIdempotencyLookup(k.Key, k.RequestHash); err != nil {
+			return nil, err
+		}
+		if k.ExpiresAt.IsZero() {
 			return nil, &InvalidError{Field: "idempotency expiry", Reason: "not set"}
 		}
 	}
@@ -135,6 +131,21 @@ func validJSONObject(data []byte) error {
 	}
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		return fmt.Errorf("a JSON object is required")
+	}
+	return nil
+}
+
+// ValidateIdempotencyLookup checks a key and request hash as every backend's
+// LookupIdempotency (and Append, for its Idempotency) must: a key of 1 to
+// MaxIdempotencyKeyLength bytes and a non-empty request hash.
+func ValidateIdempotencyLookup(key string, requestHash []byte) error {
+	switch {
+	case key == "":
+		return &InvalidError{Field: "idempotency key", Reason: "empty"}
+	case len(key) > MaxIdempotencyKeyLength:
+		return &InvalidError{Field: "idempotency key", Reason: fmt.Sprintf("longer than %d bytes", MaxIdempotencyKeyLength)}
+	case len(requestHash) == 0:
+		return &InvalidError{Field: "idempotency request hash", Reason: "empty: a replay is told from a different request by it"}
 	}
 	return nil
 }

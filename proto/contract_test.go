@@ -204,7 +204,7 @@ func TestAPIWrites(t *testing.T) {
 func TestErrorCodes(t *testing.T) {
 	t.Parallel()
 
-	t.Run("the error codes are exactly those of MCP.md", func(t *testing.T) {
+	t.Run("the error codes are exactly those of MCP §8", func(t *testing.T) {
 		t.Parallel()
 		mcp := []string{
 			"invalid_argument", "not_found", "version_conflict", "precondition_failed", "locked",

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/cmd/roadbook/internal/devstate"
 )
 
 // stageRow matches a stage line of the digest: "  3  -   80.0   1353 ...".
@@ -18,7 +20,7 @@ var stageRow = regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+\d+\.\d\s+\d+\s+\d+\s+.+ 
 func TestDevEndToEnd(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
-	gpx := filepath.Join("testdata", "long_brouter_oslo-trondheim_fastbike.gpx")
+	gpx := osloGPX(t)
 	devArgs := []string{"dev", "--data-dir", dir, "--api-addr", "127.0.0.1:0", "--mcp-addr", "127.0.0.1:0"}
 
 	outer := t
@@ -59,7 +61,7 @@ func TestDevEndToEnd(t *testing.T) {
 
 	t.Run("the trip survives a restart of roadbook dev", func(t *testing.T) {
 		require.Equal(t, 0, dev.stop(t), "SIGTERM stops dev cleanly; stderr: %s", dev.stderr.String())
-		_, err := os.Stat(filepath.Join(dir, devInfoFile))
+		_, err := os.Stat(filepath.Join(dir, devstate.InfoFile))
 		require.ErrorIs(t, err, os.ErrNotExist, "a stopped instance leaves no dev.json behind")
 
 		dev = start(outer, nil, append(devArgs, "--no-auth")...) // lives beyond this subtest

@@ -10,11 +10,14 @@ require (
 	github.com/nats-io/nats.go v1.55.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
+	github.com/roadbook/roadbook/auth v0.0.0
 	github.com/roadbook/roadbook/eventstore v0.0.0
 	github.com/roadbook/roadbook/proto v0.0.0
 	github.com/roadbook/roadbook/services/api v0.0.0
 	github.com/roadbook/roadbook/services/mcp v0.0.0
 	github.com/roadbook/roadbook/services/worker v0.0.0
+	github.com/roadbook/roadbook/testkit v0.0.0
+	github.com/roadbook/roadbook/testkit/stack v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
@@ -63,6 +66,8 @@ require (
 	github.com/ringsaturn/tzf v1.0.2 // indirect
 	github.com/ringsaturn/tzf-rel-lite v0.0.2025-b2 // indirect
 	github.com/roadbook/roadbook/domain v0.0.0 // indirect
+	github.com/roadbook/roadbook/planner v0.0.0 // indirect
+	github.com/roadbook/roadbook/tripstore v0.0.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/sony/gobreaker/v2 v2.4.0 // indirect
@@ -107,3 +112,13 @@ replace github.com/roadbook/roadbook/services/api => ../../services/api
 replace github.com/roadbook/roadbook/services/worker => ../../services/worker
 
 replace github.com/roadbook/roadbook/services/mcp => ../../services/mcp
+
+replace github.com/roadbook/roadbook/auth => ../../auth
+
+replace github.com/roadbook/roadbook/tripstore => ../../tripstore
+
+replace github.com/roadbook/roadbook/testkit => ../../testkit
+
+replace github.com/roadbook/roadbook/testkit/stack => ../../testkit/stack
+
+replace github.com/roadbook/roadbook/planner => ../../planner

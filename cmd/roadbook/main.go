@@ -1,8 +1,10 @@
 // Command roadbook is Roadbook's one binary. `roadbook dev` runs the API, the
 // worker and the MCP server in one process on a laptop (embedded NATS and
 // event store); `roadbook api|worker|mcp|migrate` are what the containers run
-// against PostgreSQL and NATS; `roadbook trip …` and `roadbook token` are a
-// CLI over the Connect API, used the way a frontend would use it.
+// against PostgreSQL and NATS (both in internal/servers); `roadbook trip …`
+// and `roadbook token` are a CLI over the Connect API, used the way a
+// frontend would use it (internal/tripcli). This file is only the command
+// table.
 package main
 
 import (
@@ -14,6 +16,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/roadbook/roadbook/cmd/roadbook/internal/envflag"
+	"github.com/roadbook/roadbook/cmd/roadbook/internal/servers"
+	"github.com/roadbook/roadbook/cmd/roadbook/internal/tripcli"
 )
 
 func main() {
@@ -22,10 +28,6 @@ func main() {
 	stop()
 	os.Exit(code)
 }
-
-// errUsage marks a command line that is wrong (exit status 2); the message
-// has already named what is wrong.
-var errUsage = errors.New("usage")
 
 // command is one subcommand: its name, a one-line summary for the help, and
 // the function that runs it.
@@ -37,13 +39,13 @@ type command struct {
 // commands lists every subcommand in the order the help shows them.
 func commands() []command {
 	return []command{
-		{"dev", "run Roadbook in one process (embedded NATS and event store)", runDev},
-		{"trip", "create, list, show and export trips over the API", runTrip},
-		{"token", "mint a dev token for a user of a dev instance", runToken},
-		{"api", "run the Connect API against PostgreSQL and NATS", runAPI},
-		{"worker", "run the worker (relay, job consumers, geocoding) against PostgreSQL and NATS", runWorker},
-		{"mcp", "run the MCP server against the API", runMCP},
-		{"migrate", "apply the PostgreSQL event store migrations", runMigrate},
+		{"dev", "run Roadbook in one process (embedded NATS and event store)", servers.RunDev},
+		{"trip", "create, list, show and export trips over the API", tripcli.RunTrip},
+		{"token", "mint a dev token for a user of a dev instance", tripcli.RunToken},
+		{"api", "run the Connect API against PostgreSQL and NATS", servers.RunAPI},
+		{"worker", "run the worker (relay, job consumers, geocoding) against PostgreSQL and NATS", servers.RunWorker},
+		{"mcp", "run the MCP server against the API", servers.RunMCP},
+		{"migrate", "apply the PostgreSQL event store migrations", servers.RunMigrate},
 	}
 }
 
@@ -69,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 0
 		case errors.Is(err, flag.ErrHelp):
 			return 0
-		case errors.Is(err, errUsage):
+		case errors.Is(err, envflag.ErrUsage):
 			return 2
 		default:
 			fmt.Fprintf(stderr, "roadbook %s: %v\n", c.name, err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/roadbook/roadbook/eventstore/pgtest"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // TestProcessMetrics runs api, worker and mcp as separate processes and
@@ -19,7 +19,7 @@ import (
 // every service, not only of mcp.
 func TestProcessMetrics(t *testing.T) {
 	t.Parallel()
-	dbURL := pgtest.SchemaURL(t)
+	dbURL := testkit.SchemaURL(t)
 	natsURL := startNATS(t)
 	issuer := newRSAIssuer(t)
 	apiAddr, mcpAddr, workerAddr := freeAddr(t), freeAddr(t), freeAddr(t)

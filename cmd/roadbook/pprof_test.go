@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/roadbook/roadbook/eventstore/pgtest"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // TestWorkerProfiles runs workers as processes: the profiling endpoints are
@@ -16,7 +16,7 @@ import (
 // naming the variable.
 func TestWorkerProfiles(t *testing.T) {
 	t.Parallel()
-	dbURL := pgtest.SchemaURL(t)
+	dbURL := testkit.SchemaURL(t)
 	natsURL := startNATS(t)
 	_, errOut, code := cli(t, "migrate", "--database-url", dbURL)
 	require.Equal(t, 0, code, errOut)

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/cmd/roadbook/internal/devstate"
+	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
 // binDir holds the roadbook binary the process tests build once.
@@ -143,13 +146,13 @@ func cli(t *testing.T, args ...string) (string, string, int) {
 }
 
 // waitDevJSON waits for a dev instance to write <dir>/dev.json and reads it.
-func waitDevJSON(t *testing.T, p *process, dir string) devInfo {
+func waitDevJSON(t *testing.T, p *process, dir string) devstate.Info {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		b, err := os.ReadFile(filepath.Join(dir, devInfoFile))
+		b, err := os.ReadFile(filepath.Join(dir, devstate.InfoFile))
 		if err == nil {
-			var d devInfo
+			var d devstate.Info
 			require.NoError(t, json.Unmarshal(b, &d))
 			return d
 		}
@@ -162,4 +165,13 @@ func waitDevJSON(t *testing.T, p *process, dir string) devInfo {
 			t.Fatalf("no dev.json after 60 s\nstdout:\n%s\nstderr:\n%s", p.stdout.String(), p.stderr.String())
 		}
 	}
+}
+
+// osloGPX writes the 627 km Oslo–Trondheim fixture (testkit/fixtures) to a
+// file of the test, for the CLI's --gpx.
+func osloGPX(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "long_brouter_oslo-trondheim_fastbike.gpx")
+	require.NoError(t, os.WriteFile(path, fixtures.Read(t, fixtures.OsloTrondheim), 0o644))
+	return path
 }

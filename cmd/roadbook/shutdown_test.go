@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,12 +17,11 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5"
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/roadbook/roadbook/eventstore/pgtest"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // TestGracefulShutdown runs api, worker and mcp as separate processes on
@@ -35,7 +33,7 @@ import (
 func TestGracefulShutdown(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dbURL := pgtest.SchemaURL(t)
+	dbURL := testkit.SchemaURL(t)
 	natsURL := startNATS(t)
 	issuer := newRSAIssuer(t)
 	serviceKey := strings.Repeat("s", 40)
@@ -57,7 +55,7 @@ func TestGracefulShutdown(t *testing.T) {
 
 	// A trip whose stages job the worker (not yet running) will take.
 	out, errOut, code = cli(t, "trip", "create", "--no-wait", "--api-url", "http://"+apiAddr, "--token", issuer.mint(t, "ann"),
-		"--gpx", filepath.Join("testdata", "long_brouter_oslo-trondheim_fastbike.gpx"))
+		"--gpx", osloGPX(t))
 	require.Equal(t, 0, code, errOut)
 	tripID := strings.TrimSpace(out)
 	stream := "trip-" + tripID
@@ -135,12 +133,8 @@ func TestGracefulShutdown(t *testing.T) {
 // processes under test (as in production).
 func startNATS(t *testing.T) string {
 	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	ns.Start()
-	require.True(t, ns.ReadyForConnections(10*time.Second))
-	t.Cleanup(ns.Shutdown)
-	return ns.ClientURL()
+	ns, _ := testkit.NATS(t)
+	return ns.URL()
 }
 
 // freeAddr is a loopback address with a port free at the time of asking.

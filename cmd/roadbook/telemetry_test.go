@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net/http/httptest"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-	natsserver "github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
@@ -25,13 +23,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
-	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit/fixtures"
+	"github.com/roadbook/roadbook/testkit/stack"
 )
 
 // TestTraceFollowsUploadToStages runs the API and the worker in process on
@@ -49,39 +46,22 @@ func TestTraceFollowsUploadToStages(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 
-	store, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-	require.NoError(t, err)
-	t.Cleanup(store.Close)
-	nc := testNATS(t)
-
-	issuer, err := auth.NewHS256Issuer("test-1", []byte(strings.Repeat("u", 40)), "roadbook-test")
-	require.NoError(t, err)
-	verifier, err := apiVerifier(auth.NewStaticKeys(issuer.Key()), "roadbook-test", nil, auth.DefaultAudience)
-	require.NoError(t, err)
-	token, err := mintDevToken(issuer, "ann", auth.DefaultAudience, time.Hour)
-	require.NoError(t, err)
-
 	apiLogs, workerLogs := &syncBuffer{}, &syncBuffer{}
-	apiReg := prometheus.NewRegistry()
-	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, Registry: apiReg,
-		Logger: slog.New(slog.NewJSONHandler(apiLogs, nil)), TracerProvider: tp})
+	apiReg, workerReg := prometheus.NewRegistry(), prometheus.NewRegistry()
+	st := stack.New(t, stack.Options{Worker: true, NoMCP: true,
+		API: func(c *apiserver.Config) {
+			c.Registry, c.Logger, c.TracerProvider = apiReg, slog.New(slog.NewJSONHandler(apiLogs, nil)), tp
+		},
+		WorkerConfig: func(c *workerserver.Config) {
+			c.Registry, c.TracerProvider, c.Logger = workerReg, tp, slog.New(slog.NewJSONHandler(workerLogs, nil))
+			c.Geocoder = workerserver.GeocoderNone
+		}})
+	store := st.Store
+	token, err := st.APIToken("ann")
 	require.NoError(t, err)
-	srv := httptest.NewServer(api.Handler())
-	t.Cleanup(srv.Close)
-
-	workerReg := prometheus.NewRegistry()
-	w, err := workerserver.New(workerserver.Config{Store: store, NATS: nc, Registry: workerReg, TracerProvider: tp,
-		Logger: slog.New(slog.NewJSONHandler(workerLogs, nil)), Geocoder: workerserver.GeocoderNone,
-		RelayPollInterval: 20 * time.Millisecond, Concurrency: 2})
-	require.NoError(t, err)
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- w.Run(wctx) }()
-	t.Cleanup(func() { stop(); require.NoError(t, <-done) })
-
-	gpx, err := os.ReadFile(filepath.Join("testdata", "long_brouter_oslo-trondheim_fastbike.gpx"))
-	require.NoError(t, err)
-	client := roadbookv1connect.NewTripServiceClient(srv.Client(), srv.URL)
+	gpx := fixtures.Read(t, fixtures.OsloTrondheim)
+	hc := http.DefaultClient
+	client := roadbookv1connect.NewTripServiceClient(hc, st.APIURL)
 	req := connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{Filename: "oslo.gpx", Content: gpx})
 	req.Header().Set("Authorization", "Bearer "+token)
 	res, err := client.CreateTripFromUpload(ctx, req)
@@ -179,27 +159,13 @@ func TestTraceFollowsUploadToStages(t *testing.T) {
 	})
 
 	t.Run("the API's /metrics counts the call", func(t *testing.T) {
-		resp, err := srv.Client().Get(srv.URL + "/metrics")
+		resp, err := hc.Get(st.APIURL + "/metrics")
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		body, err := io.ReadAll(resp.Body)
 		require.NoError(t, err)
 		require.Contains(t, string(body), `roadbook_api_requests_total{code="ok",procedure="/roadbook.v1.TripService/CreateTripFromUpload"} 1`)
 	})
-}
-
-// testNATS is an embedded NATS server with JetStream and a connection to it.
-func testNATS(t *testing.T) *nats.Conn {
-	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	require.NoError(t, err)
-	ns.Start()
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	require.True(t, ns.ReadyForConnections(10*time.Second))
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	return nc
 }
 
 func spanNamed(spans []sdktrace.ReadOnlySpan, name string) sdktrace.ReadOnlySpan {

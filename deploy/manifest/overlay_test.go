@@ -12,7 +12,7 @@ import (
 )
 
 // wantPorts are the container ports the services listen on (ARCHITECTURE §7,
-// MCP.md); ROADBOOK_HTTP_ADDR must agree.
+// MCP §9); ROADBOOK_HTTP_ADDR must agree.
 var wantPorts = map[string]int32{"roadbook-api": 8080, "roadbook-mcp": 8090, "roadbook-worker": 9090}
 
 func TestDeployments(t *testing.T) {

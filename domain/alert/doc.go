@@ -1,7 +1,8 @@
 // Package alert holds Roadbook's rule engine for stage alerts (DOMAIN §5) and
 // the pure helpers the analysis worker needs around it: the rider time
-// estimator (§3), NOAA solar events, public holidays, the weather comfort
-// index and relative wind, and accommodation pricing and ranking (§6).
+// estimator (DOMAIN §3), NOAA solar events, public holidays, the weather
+// comfort index and relative wind, and accommodation pricing and ranking
+// (DOMAIN §6).
 //
 // Everything here is a pure function of its inputs: no I/O, no network and no
 // clock reads. Dates and "today" are inputs, and the only lookup that needs a

@@ -132,7 +132,8 @@ func TestWriteTripFIT(t *testing.T) {
 			{"Apotheke", typedef.CoursePointFirstAid},
 			{"Aussicht", typedef.CoursePointGeneric},
 		}, got)
-		// Garmin's profile numbers, not DOMAIN §10's (which are left/right/…).
+		// Garmin's profile numbers (DOMAIN §10), not 6, 7, 12 and 2, which the
+		// profile defines as left, right, second_category and valley.
 		require.Equal(t, typedef.CoursePoint(3), typedef.CoursePointWater)
 		require.Equal(t, typedef.CoursePoint(4), typedef.CoursePointFood)
 		require.Equal(t, typedef.CoursePoint(9), typedef.CoursePointFirstAid)

@@ -12,9 +12,9 @@ import (
 )
 
 // Hash is a SHA-256 content hash. Results are keyed by content, not by version
-// (ARCHITECTURE §3): a stages result is for (route hash, SettingsHash), an
-// analysis result for a stage's ContentHash; a result whose key no longer
-// matches is superseded.
+// (ARCHITECTURE §3). The keys production uses are the trip's
+// (trip.Settings.PacingHash, trip.StageContentHash); SettingsHash and
+// Stage.ContentHash below are the engine's own, used only by its tests.
 type Hash [32]byte
 
 // String is the hash in lower-case hex, as stored in events.

@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// osloFixture is the 627 km BRouter route Oslo → Trondheim (testdata/SOURCES.md).
-const osloFixture = "testdata/long_brouter_oslo-trondheim_fastbike.gpx"
+// osloFixture is the 627 km BRouter route Oslo → Trondheim, from the domain's
+// one copy of the real routes (../route/testdata/SOURCES.md): the domain
+// sits below testkit, so it keeps that copy rather than importing the kit.
+const osloFixture = "../route/testdata/gpx/long_brouter_oslo-trondheim_fastbike.gpx"
 
 // loadOslo reads the Oslo–Trondheim fixture with the project's GPX reader.
 func loadOslo(t testing.TB) []route.Point {
@@ -22,7 +24,7 @@ func loadOslo(t testing.TB) []route.Point {
 	defer f.Close()
 	r, err := route.ReadGPX(f)
 	require.NoError(t, err)
-	require.Len(t, r.Points, 17895, "the fixture's trkpt count (fixtures/SOURCES.md)")
+	require.Len(t, r.Points, 17895, "the fixture's trkpt count (../route/testdata/SOURCES.md)")
 	return r.Points
 }
 

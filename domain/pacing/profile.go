@@ -13,7 +13,7 @@ import (
 // km (and a km cap into effort) with a binary search instead of a walk.
 //
 // Units: distances in metres and effort in "metre-equivalents" (metres of
-// road + ascent·1000/elevationPenalty), i.e. DOMAIN's km-equivalents × 1000.
+// road + ascent·1000/elevationPenalty), i.e. DOMAIN §3's km-equivalents × 1000.
 //
 // Ascent per segment: DOMAIN §2's rule (a rising run counts only when its
 // total rise is > 3 m) is applied once over the RAW points and each counted
@@ -33,7 +33,7 @@ type profile struct {
 	cumAscRaw []float64
 }
 
-// newProfile decimates pts (Douglas–Peucker, DOMAIN's 20 m) and builds the
+// newProfile decimates pts (Douglas–Peucker, DOMAIN §2's 20 m) and builds the
 // cumulative distance and effort at each kept vertex.
 func newProfile(pts []route.Point, elevationPenalty float64) *profile {
 	dec := route.Simplify(pts, route.DecimationToleranceM)

@@ -11,7 +11,7 @@ import (
 func TestSettingsValidate(t *testing.T) {
 	t.Parallel()
 
-	t.Run("the defaults are DOMAIN's and valid", func(t *testing.T) {
+	t.Run("the defaults are DOMAIN §1's and valid", func(t *testing.T) {
 		t.Parallel()
 		s := Defaults()
 		require.NoError(t, s.Validate())

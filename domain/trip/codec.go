@@ -239,20 +239,29 @@ var severityName = map[eventsv1.Severity]string{
 	eventsv1.Severity_SEVERITY_NUDGE:    "nudge",
 }
 
-// familyName is the rule family in lower case ("geometry", "weather"...).
-func familyName(f eventsv1.RuleFamily) string {
-	n := f.String()
-	const prefix = "RULE_FAMILY_"
-	if len(n) > len(prefix) {
-		n = n[len(prefix):]
-	}
-	b := []byte(n)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
+// familyPB is the events' spelling of every rule family.
+var familyPB = map[Family]eventsv1.RuleFamily{
+	FamilyGeometry: eventsv1.RuleFamily_RULE_FAMILY_GEOMETRY, FamilyDaylight: eventsv1.RuleFamily_RULE_FAMILY_DAYLIGHT,
+	FamilyPacing: eventsv1.RuleFamily_RULE_FAMILY_PACING, FamilyCalendar: eventsv1.RuleFamily_RULE_FAMILY_CALENDAR,
+	FamilyTraffic: eventsv1.RuleFamily_RULE_FAMILY_TRAFFIC, FamilySurface: eventsv1.RuleFamily_RULE_FAMILY_SURFACE,
+	FamilyResupply: eventsv1.RuleFamily_RULE_FAMILY_RESUPPLY, FamilyServices: eventsv1.RuleFamily_RULE_FAMILY_SERVICES,
+	FamilyCrossings: eventsv1.RuleFamily_RULE_FAMILY_CROSSINGS, FamilyCulture: eventsv1.RuleFamily_RULE_FAMILY_CULTURE,
+	FamilyWeather: eventsv1.RuleFamily_RULE_FAMILY_WEATHER,
+}
+
+// familyFrom reads a recorded rule family ("" for none or an unknown one).
+func familyFrom(pb eventsv1.RuleFamily) Family { return keyOf(familyPB, pb) }
+
+// availabilityPB is the events' spelling of every availability.
+var availabilityPB = map[Availability]eventsv1.ProviderAvailability{
+	Available:     eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_AVAILABLE,
+	NotConfigured: eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_NOT_CONFIGURED,
+	Unavailable:   eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
+}
+
+// availabilityFrom reads a recorded availability ("" for none).
+func availabilityFrom(pb eventsv1.ProviderAvailability) Availability {
+	return keyOf(availabilityPB, pb)
 }
 
 func alertFrom(pb *eventsv1.Alert) Alert {
@@ -260,7 +269,7 @@ func alertFrom(pb *eventsv1.Alert) Alert {
 		Code:     pb.GetCode(),
 		Severity: severityName[pb.GetSeverity()],
 		Message:  pb.GetMessage(),
-		Family:   familyName(pb.GetFamily()),
+		Family:   familyFrom(pb.GetFamily()),
 	}
 	if pb.GetLocation() != nil {
 		p := pointFrom(pb.GetLocation())
@@ -289,14 +298,7 @@ var analysisReasonPB = map[AnalysisReason]eventsv1.AnalysisReason{
 	AnalysisUserRequested:  eventsv1.AnalysisReason_ANALYSIS_REASON_USER_REQUESTED,
 }
 
-func analysisReasonFrom(r eventsv1.AnalysisReason) AnalysisReason {
-	for k, v := range analysisReasonPB {
-		if v == r {
-			return k
-		}
-	}
-	return ""
-}
+func analysisReasonFrom(r eventsv1.AnalysisReason) AnalysisReason { return keyOf(analysisReasonPB, r) }
 
 var sourceKindPB = map[SourceKind]eventsv1.RouteSourceKind{
 	SourceKomootTour:       eventsv1.RouteSourceKind_ROUTE_SOURCE_KIND_KOMOOT_TOUR,
@@ -305,13 +307,18 @@ var sourceKindPB = map[SourceKind]eventsv1.RouteSourceKind{
 	SourceRideWithGPSRoute: eventsv1.RouteSourceKind_ROUTE_SOURCE_KIND_RIDEWITHGPS_ROUTE,
 }
 
-func sourceKindFrom(k eventsv1.RouteSourceKind) SourceKind {
-	for d, v := range sourceKindPB {
-		if v == k {
-			return d
+func sourceKindFrom(k eventsv1.RouteSourceKind) SourceKind { return keyOf(sourceKindPB, k) }
+
+// keyOf reads one of the codec's tables backwards: the domain value whose
+// event spelling is v, or the zero value (an unset or unknown enum).
+func keyOf[K, V comparable](m map[K]V, v V) K {
+	for k, x := range m {
+		if x == v {
+			return k
 		}
 	}
-	return ""
+	var zero K
+	return zero
 }
 
 func routeSourcePB(s Source) *eventsv1.RouteSource {

@@ -159,8 +159,8 @@ type RecordWaypointDetour struct {
 type RecordAccommodationsFound struct {
 	RadiusM int
 	Stages  []FoundAccommodations
-	// Availability is available, not_configured or unavailable.
-	Availability string
+	// Availability says whether a provider answered.
+	Availability Availability
 }
 
 // FoundAccommodations are the candidates for one stage.
@@ -207,14 +207,13 @@ type RecordAnalysis struct {
 type StageAnalysis struct {
 	Stage  StageRef
 	Alerts []Alert
-	// Families maps a rule family ("geometry", "weather"...) to
-	// available, not_configured or unavailable.
-	Families map[string]string
+	// Families says, per rule family, whether its provider answered.
+	Families map[Family]Availability
 	// Reasons says, for families that are unavailable, why ("overpass:
 	// circuit breaker open", "the trip has no dates to forecast"): what an
 	// agent needs to decide between waiting and changing the trip. At most
 	// MaxFamilyReasonBytes each (longer ones are cut); none for the others.
-	Reasons map[string]string
+	Reasons map[Family]string
 }
 
 // RecordAnalysisFailed is an analysis job's terminal failure.

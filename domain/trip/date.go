@@ -67,3 +67,17 @@ func (d Date) Before(o Date) bool { return d.t.Before(o.t) }
 
 // DaysUntil is the number of days from d to o (o − d).
 func (d Date) DaysUntil(o Date) int { return int(o.t.Sub(d.t).Hours() / 24) }
+
+// MarshalText is String: a Date written as text (JSON, a stored snapshot
+// of a trip's state) is its YYYY-MM-DD, or "" when unset.
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads what MarshalText wrote.
+func (d *Date) UnmarshalText(b []byte) error {
+	v, err := ParseDate("date", string(b))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}

@@ -120,12 +120,6 @@ func decideStagesFailed(s State, c RecordStagesFailed) ([]Event, error) {
 	return []Event{&eventsv1.StagesFailed{ComputedFor: computedForPB(c.For), Reason: capBytes(c.Reason, MaxReasonBytes), Retryable: c.Retryable}}, nil
 }
 
-var availabilityPB = map[string]eventsv1.ProviderAvailability{
-	"available":      eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_AVAILABLE,
-	"not_configured": eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_NOT_CONFIGURED,
-	"unavailable":    eventsv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
-}
-
 // MaxCandidates is the number of accommodations kept per stage (DOMAIN §6).
 const MaxCandidates = 5
 
@@ -318,12 +312,6 @@ var severityPB = map[string]eventsv1.Severity{
 	"nudge":    eventsv1.Severity_SEVERITY_NUDGE,
 }
 
-// familyPB maps "geometry" to RULE_FAMILY_GEOMETRY.
-func familyPB(name string) (eventsv1.RuleFamily, bool) {
-	v, ok := eventsv1.RuleFamily_value["RULE_FAMILY_"+strings.ToUpper(name)]
-	return eventsv1.RuleFamily(v), ok && v != 0
-}
-
 func alertPB(a Alert) (*eventsv1.Alert, error) {
 	sev, ok := severityPB[a.Severity]
 	if !ok {
@@ -331,7 +319,7 @@ func alertPB(a Alert) (*eventsv1.Alert, error) {
 	}
 	pb := &eventsv1.Alert{Code: a.Code, Severity: sev, Message: capBytes(a.Message, MaxReasonBytes), Metrics: a.Metrics}
 	if a.Family != "" {
-		f, ok := familyPB(a.Family)
+		f, ok := familyPB[a.Family]
 		if !ok {
 			return nil, invalid("family", "unknown rule family")
 		}
@@ -365,12 +353,12 @@ func stageAnalysisPB(r StageAnalysis) (*eventsv1.StageAnalysis, error) {
 		pb.Alerts = append(pb.Alerts, apb)
 	}
 	for n, why := range r.Reasons {
-		if r.Families[n] != "unavailable" || why == "" {
+		if r.Families[n] != Unavailable || why == "" {
 			return nil, invalid("reasons", "only an unavailable family has a reason, and it is not empty")
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(r.Families)) { // deterministic events
-		f, ok := familyPB(n)
+		f, ok := familyPB[n]
 		av, ok2 := availabilityPB[r.Families[n]]
 		if !ok || !ok2 {
 			return nil, invalid("families", "unknown rule family or availability")

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Code is the machine-readable class of a refusal, from the MCP.md error
-// list, so the API's ErrorInfo and the MCP tool errors carry the same word
+// Code is the machine-readable class of a refusal, from the error list of
+// MCP §8, so the API's ErrorInfo and the MCP tool errors carry the same word
 // without a translation table per command.
 type Code string
 
@@ -135,4 +135,10 @@ func invalidReason(reason, field, format string, args ...any) *Error {
 	e := invalid(field, format, args...)
 	e.Reason = reason
 	return e
+}
+
+// Codes lists every code a trip decision can refuse with, so the API's and
+// the MCP service's translations can be checked to cover them all.
+func Codes() []Code {
+	return []Code{CodeInvalidArgument, CodeNotFound, CodeVersionConflict, CodePreconditionFailed, CodeLocked, CodeConflict, CodeAlreadyRunning}
 }

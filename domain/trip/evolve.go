@@ -109,7 +109,7 @@ func Evolve(s State, e Event) State {
 	case *eventsv1.AccommodationsRequested:
 		s.AccommodationSearch = AccommodationSearch{Status: ComputationRequested}
 	case *eventsv1.AccommodationsFound:
-		s.AccommodationSearch = AccommodationSearch{Status: ComputationDone, Availability: availabilityName(ev.GetAvailability())}
+		s.AccommodationSearch = AccommodationSearch{Status: ComputationDone, Availability: availabilityFrom(ev.GetAvailability())}
 		for _, f := range ev.GetStages() {
 			if i := s.stageIndexFor(f.GetStageContentHash(), -1); i >= 0 {
 				s.Stages[i].Offered = nil
@@ -325,16 +325,16 @@ func applyAnalysisResults(s State, id string, results []*eventsv1.StageAnalysis)
 		h := r.GetStage().GetContentHash()
 		if i := s.stageIndexFor(h, -1); i >= 0 {
 			st := &s.Stages[i]
-			st.Alerts, st.Families, st.FamilyReasons, st.Analyzed = nil, map[string]string{}, nil, true
+			st.Alerts, st.Families, st.FamilyReasons, st.Analyzed = nil, map[Family]Availability{}, nil, true
 			for _, a := range r.GetAlerts() {
 				st.Alerts = append(st.Alerts, alertFrom(a))
 			}
 			for _, f := range r.GetFamilies() {
-				name := familyName(f.GetFamily())
-				st.Families[name] = availabilityName(f.GetAvailability())
+				name := familyFrom(f.GetFamily())
+				st.Families[name] = availabilityFrom(f.GetAvailability())
 				if f.GetReason() != "" {
 					if st.FamilyReasons == nil {
-						st.FamilyReasons = map[string]string{}
+						st.FamilyReasons = map[Family]string{}
 					}
 					st.FamilyReasons[name] = f.GetReason()
 				}
@@ -345,16 +345,6 @@ func applyAnalysisResults(s State, id string, results []*eventsv1.StageAnalysis)
 		})
 	}
 	return s
-}
-
-// availabilityName is the lower-case spelling of a provider availability.
-func availabilityName(a eventsv1.ProviderAvailability) string {
-	for k, v := range availabilityPB {
-		if v == a {
-			return k
-		}
-	}
-	return ""
 }
 
 // reattach gives each waypoint to the candidate stage it is closest to, so

@@ -125,7 +125,7 @@ func TestAnalysis(t *testing.T) {
 	var results []StageAnalysis
 	for _, st := range s.Stages {
 		results = append(results, StageAnalysis{Stage: StageRef{Index: st.Index, ContentHash: st.ContentHash},
-			Families: map[string]string{"geometry": "available", "weather": "not_configured"}})
+			Families: map[Family]Availability{"geometry": "available", "weather": "not_configured"}})
 	}
 	idle := append(append([]Event(nil), base...), history2(t, s, RecordAnalysis{AnalysisID: auto.ID, Stages: results, Final: true})...)
 	// An edit of stage 2 while the automatic analysis of stages 0..2 runs.
@@ -159,7 +159,7 @@ func TestAnalysis(t *testing.T) {
 				require.Equal(t, []string{results[2].Stage.ContentHash}, evs[0].(*eventsv1.AnalysisSuperseded).GetStageContentHashes())
 				require.Equal(t, "elevation_gain", after.Stages[0].Alerts[0].Code)
 				require.Equal(t, "split_stage", after.Stages[0].Alerts[0].Action.Kind)
-				require.Equal(t, "not_configured", after.Stages[0].Families["weather"])
+				require.Equal(t, NotConfigured, after.Stages[0].Families["weather"])
 				require.True(t, after.Stages[1].Analyzed)
 				require.False(t, after.Stages[2].Analyzed, "the edited stage waits for its own analysis")
 				require.True(t, after.AnalysisRunning(), "the edit's own analysis is still running")
@@ -168,11 +168,11 @@ func TestAnalysis(t *testing.T) {
 		{
 			name:  "an unavailable family keeps its reason, cut to the event's limit",
 			given: base, when: RecordAnalysis{AnalysisID: auto.ID, Stages: []StageAnalysis{{Stage: results[0].Stage,
-				Families: map[string]string{"geometry": "available", "weather": "unavailable", "traffic": "unavailable"},
-				Reasons:  map[string]string{"weather": "the trip has no dates to forecast", "traffic": strings.Repeat("é", 150)}}}},
+				Families: map[Family]Availability{"geometry": "available", "weather": "unavailable", "traffic": "unavailable"},
+				Reasons:  map[Family]string{"weather": "the trip has no dates to forecast", "traffic": strings.Repeat("é", 150)}}}},
 			thenTypes: []string{"AnalysisPartCompleted"},
 			then: func(t *testing.T, _ []Event, _, after State) {
-				require.Equal(t, map[string]string{"geometry": "available", "weather": "unavailable", "traffic": "unavailable"}, after.Stages[0].Families)
+				require.Equal(t, map[Family]Availability{"geometry": "available", "weather": "unavailable", "traffic": "unavailable"}, after.Stages[0].Families)
 				require.Equal(t, "the trip has no dates to forecast", after.Stages[0].FamilyReasons["weather"])
 				require.Equal(t, strings.Repeat("é", MaxFamilyReasonBytes/2), after.Stages[0].FamilyReasons["traffic"], "cut on a rune boundary")
 				require.NotContains(t, after.Stages[0].FamilyReasons, "geometry")
@@ -180,7 +180,7 @@ func TestAnalysis(t *testing.T) {
 		},
 		{name: "a reason for a family that ran is refused", given: base,
 			when: RecordAnalysis{AnalysisID: auto.ID, Stages: []StageAnalysis{{Stage: results[0].Stage,
-				Families: map[string]string{"geometry": "available"}, Reasons: map[string]string{"geometry": "it was fine"}}}},
+				Families: map[Family]Availability{"geometry": "available"}, Reasons: map[Family]string{"geometry": "it was fine"}}}},
 			thenErr: &Error{Code: CodeInvalidArgument, Field: "reasons"}},
 		{
 			name:  "a partial result lands and the analysis keeps running",

@@ -157,9 +157,9 @@ type Stage struct {
 	// Alerts are the analysis findings for this content.
 	Alerts []Alert
 	// Families says, per rule family, whether its provider answered.
-	Families map[string]string
+	Families map[Family]Availability
 	// FamilyReasons says why, for the families that are unavailable.
-	FamilyReasons map[string]string
+	FamilyReasons map[Family]string
 	// Analyzed is true once an analysis result for ContentHash landed.
 	Analyzed bool
 }
@@ -209,7 +209,7 @@ type Alert struct {
 	Code     string
 	Severity string // critical | warning | nudge
 	Message  string
-	Family   string
+	Family   Family
 	Location *route.Point
 	Metrics  map[string]float64
 	// Action is the proposed fix, when there is one.
@@ -306,9 +306,8 @@ type AccommodationSearch struct {
 	// Status is none (never requested), requested, or done once a result
 	// landed.
 	Status ComputationStatus
-	// Availability is the last result's: available, not_configured or
-	// unavailable.
-	Availability string
+	// Availability is the last result's.
+	Availability Availability
 }
 
 // ShareLink is the trip's public link (DOMAIN §8).

@@ -147,7 +147,7 @@ func TestAccommodationSearchProgress(t *testing.T) {
 			given: requested, when: RecordAccommodationsFound{RadiusM: 5000, Availability: "not_configured", Stages: []FoundAccommodations{{Stage: StageRef{Index: 0, ContentHash: s.Stages[0].ContentHash}}}},
 			thenTypes: []string{"AccommodationsFound"},
 			then: func(t *testing.T, _ []Event, _, after State) {
-				require.Equal(t, AccommodationSearch{Status: ComputationDone, Availability: "not_configured"}, after.AccommodationSearch)
+				require.Equal(t, AccommodationSearch{Status: ComputationDone, Availability: NotConfigured}, after.AccommodationSearch)
 				require.Empty(t, after.Stages[0].Offered)
 			},
 		},

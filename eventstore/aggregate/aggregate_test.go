@@ -54,7 +54,7 @@ func counterDef(snapshots bool) aggregate.Definition[counter] {
 	return def
 }
 
-func add(n int64) aggregate.Decision[counter] {
+func add(n int64) aggregate.Rule[counter] {
 	return func(l aggregate.Loaded[counter]) ([]proto.Message, error) {
 		if l.State.Total+n > 100 {
 			return nil, errTooBig

@@ -31,7 +31,7 @@ func tallyDef(t *testing.T, max int) aggregate.Definition[tally] {
 	}
 }
 
-func appendOne(n int64) aggregate.Decision[tally] {
+func appendOne(n int64) aggregate.Rule[tally] {
 	return func(aggregate.Loaded[tally]) ([]proto.Message, error) {
 		return []proto.Message{wrapperspb.Int64(n)}, nil
 	}

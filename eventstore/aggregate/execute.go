@@ -11,10 +11,11 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Decision is a command's rule: given the loaded state it returns the events
-// to append (none: nothing to do) or a rule error, which Execute returns as is.
+// Rule is a command's rule: given the loaded state it returns the events to
+// append (none: nothing to do) or a rule error, which Execute returns as is.
 // It may run more than once, after a stream conflict, so it must be pure.
-type Decision[S any] func(Loaded[S]) ([]proto.Message, error)
+// (A domain's Decide is what a Rule usually calls.)
+type Rule[S any] func(Loaded[S]) ([]proto.Message, error)
 
 // Options shape one Execute call.
 type Options struct {
@@ -48,10 +49,10 @@ type Result[S any] struct {
 // stream; it is transient (retry later), unlike a rule error.
 var ErrTooManyConflicts = errors.New("aggregate: stream kept changing; gave up after the last attempt")
 
-// Execute loads the stream, runs the decision and appends its events at the
+// Execute loads the stream, runs the rule and appends its events at the
 // loaded stream version, retrying the whole cycle when another writer moved
 // the stream in between.
-func Execute[S any](ctx context.Context, store eventstore.Store, def Definition[S], id eventstore.StreamID, decide Decision[S], opts Options) (Result[S], error) {
+func Execute[S any](ctx context.Context, store eventstore.Store, def Definition[S], id eventstore.StreamID, rule Rule[S], opts Options) (Result[S], error) {
 	attempts := opts.MaxAttempts
 	if attempts <= 0 {
 		attempts = 16
@@ -61,7 +62,7 @@ func Execute[S any](ctx context.Context, store eventstore.Store, def Definition[
 		if err != nil {
 			return Result[S]{}, err
 		}
-		events, err := decide(loaded)
+		events, err := rule(loaded)
 		if err != nil {
 			return Result[S]{}, err
 		}

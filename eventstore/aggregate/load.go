@@ -51,7 +51,9 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 			l.State, l.StreamVersion, cached = st, v, true
 		}
 	}
-	if c := def.Snapshots; c != nil && !cached {
+	// Snapshots are written when an append crosses a multiple of Every
+	// (maybeSnapshot), so a shorter stream has none: no read for it.
+	if c := def.Snapshots; c != nil && !cached && info.Version >= c.Every {
 		snap, err := store.LoadSnapshot(ctx, id, c.SchemaVersion)
 		switch {
 		case err == nil:
@@ -66,6 +68,17 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 		}
 	}
 	for {
+		if l.StreamVersion == info.Version {
+			// The cache (or a snapshot) is at the head the row above
+			// reported: nothing to read. A write after that row was read is
+			// seen by the next Load, as it would be had it come a moment
+			// later; an Execute appending at this version finds out by
+			// its conflict.
+			if def.Cache != nil {
+				def.Cache.put(info, l.StreamVersion, l.State)
+			}
+			return l, nil
+		}
 		events, err := store.ReadStream(ctx, id, l.StreamVersion, readChunk)
 		if err != nil {
 			return Loaded[S]{}, err

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -14,24 +13,77 @@ import (
 // MaxFeedLimit bounds one ReadFeed call.
 const MaxFeedLimit = 10000
 
-// ReadFeed implements eventstore.Store with the xid8 feed: only events of
-// transactions older than every transaction still running are returned
-// (tx_id < pg_snapshot_xmin), so none can commit later below the cursor; the
-// order is (tx_id, global_position), which keeps each stream's order because
-// an append's transaction id is assigned while it holds the stream.
+// feedSQL reads one page of the xid8 feed: only events of transactions
+// older than every transaction still running are handed out (tx_id <
+// pg_snapshot_xmin), so none can commit later below the cursor, and the
+// order is (tx_id, global_position), which keeps each stream's order
+// because an append's transaction id is assigned while it holds the stream.
+const feedSQL = `SELECT tx_id::text::numeric::int8, global_position, stream_id, version, event_id, type, data, metadata, recorded_at
+	FROM events
+	WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+		AND (tx_id, global_position) > ($1::text::xid8, $2::bigint)
+	ORDER BY tx_id, global_position LIMIT $3`
+
+// committedAfterSQL counts the committed events after the cursor, whatever
+// the horizon, up to one more than a page. Sent in the same batch as
+// feedSQL but run after it (with a snapshot at least as new), it sees every
+// event the page saw plus any the page held back, so a count above the
+// page's length means committed events wait: held back behind a
+// transaction still running, or committed since the page was read. Either
+// way the reader should read again soon. The ORDER BY keeps it on the
+// events_feed index: without it the planner picks a sequential scan for the
+// LIMIT (0.3 ms on 4,000 events against 0.05 ms). (One statement computing
+// page and flag with one snapshot was tried first: ReadFeedPage then took
+// 450-690 us against ReadFeed's 80-160 us.)
+const committedAfterSQL = `SELECT count(*) FROM (
+	SELECT 1 FROM events WHERE (tx_id, global_position) > ($1::text::xid8, $2::bigint)
+	ORDER BY tx_id, global_position LIMIT $3 + 1) AS c`
+
+// ReadFeed implements eventstore.Store with the xid8 feed (see feedSQL).
 func (s *Store) ReadFeed(ctx context.Context, after eventstore.Cursor, limit int) ([]eventstore.RecordedEvent, eventstore.Cursor, error) {
 	if limit <= 0 || limit > MaxFeedLimit {
 		return nil, after, &eventstore.InvalidError{Field: "limit", Reason: fmt.Sprintf("%d, want 1..%d", limit, MaxFeedLimit)}
 	}
-	rows, err := s.pool.Query(ctx, `SELECT tx_id::text::numeric::int8, global_position, stream_id, version, event_id, type, data, metadata, recorded_at
-		FROM events
-		WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
-			AND (tx_id, global_position) > ($1::text::xid8, $2::bigint)
-		ORDER BY tx_id, global_position LIMIT $3`,
-		strconv.FormatUint(after.TxID, 10), after.Position, limit)
+	rows, err := s.pool.Query(ctx, feedSQL, strconv.FormatUint(after.TxID, 10), after.Position, limit)
 	if err != nil {
 		return nil, after, translate("read feed", err)
 	}
+	return page(rows, after)
+}
+
+// ReadFeedPage implements eventstore.FeedPager: the page of ReadFeed and,
+// in the same round trip, whether committed events wait beyond it
+// (committedAfterSQL).
+func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit int) (eventstore.FeedPage, error) {
+	if limit <= 0 || limit > MaxFeedLimit {
+		return eventstore.FeedPage{Next: after}, &eventstore.InvalidError{Field: "limit", Reason: fmt.Sprintf("%d, want 1..%d", limit, MaxFeedLimit)}
+	}
+	tx := strconv.FormatUint(after.TxID, 10)
+	b := &pgx.Batch{}
+	b.Queue(feedSQL, tx, after.Position, limit)
+	b.Queue(committedAfterSQL, tx, after.Position, limit)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	rows, err := br.Query()
+	if err != nil {
+		return eventstore.FeedPage{Next: after}, translate("read feed", err)
+	}
+	events, next, err := page(rows, after)
+	if err != nil {
+		return eventstore.FeedPage{Next: after}, err
+	}
+	var committed int
+	if err := br.QueryRow().Scan(&committed); err != nil {
+		return eventstore.FeedPage{Next: after}, translate("read feed", err)
+	}
+	if err := br.Close(); err != nil {
+		return eventstore.FeedPage{Next: after}, translate("read feed", err)
+	}
+	return eventstore.FeedPage{Events: events, Next: next, HeldBack: committed > len(events)}, nil
+}
+
+// page scans feed rows and returns them with the cursor after the last.
+func page(rows pgx.Rows, after eventstore.Cursor) ([]eventstore.RecordedEvent, eventstore.Cursor, error) {
 	var txs []uint64
 	events, err := scanEvents(rows, &txs)
 	if err != nil {
@@ -42,40 +94,4 @@ func (s *Store) ReadFeed(ctx context.Context, after eventstore.Cursor, limit int
 		next = eventstore.Cursor{TxID: txs[n-1], Position: events[n-1].GlobalPosition}
 	}
 	return events, next, nil
-}
-
-// LoadCursor implements eventstore.Store.
-func (s *Store) LoadCursor(ctx context.Context, reader string) (eventstore.Cursor, error) {
-	if err := validateReader(reader); err != nil {
-		return eventstore.Cursor{}, err
-	}
-	var c eventstore.Cursor
-	var tx int64
-	err := s.pool.QueryRow(ctx, `SELECT tx_id::text::numeric::int8, position FROM reader_cursors WHERE reader = $1`, reader).Scan(&tx, &c.Position)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return eventstore.Cursor{}, nil
-	}
-	if err != nil {
-		return eventstore.Cursor{}, translate("load cursor", err)
-	}
-	c.TxID = uint64(tx)
-	return c, nil
-}
-
-// SaveCursor implements eventstore.Store.
-func (s *Store) SaveCursor(ctx context.Context, reader string, c eventstore.Cursor) error {
-	if err := validateReader(reader); err != nil {
-		return err
-	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO reader_cursors (reader, tx_id, position) VALUES ($1, $2::text::xid8, $3)
-		ON CONFLICT (reader) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, updated_at = now()`,
-		reader, strconv.FormatUint(c.TxID, 10), c.Position)
-	return translate("save cursor", err)
-}
-
-func validateReader(reader string) error {
-	if reader == "" || len(reader) > 128 {
-		return &eventstore.InvalidError{Field: "reader", Reason: fmt.Sprintf("name is %d bytes, want 1..128", len(reader))}
-	}
-	return nil
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -99,20 +98,33 @@ func scanStream(row pgx.Row) (eventstore.StreamInfo, error) {
 	return info, err
 }
 
+// headSQL reads a stream's head row and, only when there is none, whether
+// a tombstone says it was deleted: one round trip either way (a creation's
+// load asks about a stream that does not exist yet). Exactly one row.
+const headSQL = `SELECT s.stream_id, s.version, s.owner, s.title, s.status, s.summary, s.created_at, s.updated_at,
+	CASE WHEN s.stream_id IS NULL THEN EXISTS (SELECT 1 FROM tombstones WHERE stream_id = $1) END
+	FROM (VALUES (1)) AS one (x) LEFT JOIN streams s ON s.stream_id = $1`
+
 // head loads a stream row, telling a deleted stream from one that never was.
 func (s *Store) head(ctx context.Context, stream eventstore.StreamID) (eventstore.StreamInfo, error) {
-	info, err := scanStream(s.pool.QueryRow(ctx, `SELECT `+streamColumns+` FROM streams WHERE stream_id = $1`, string(stream)))
-	if errors.Is(err, pgx.ErrNoRows) {
-		var deleted bool
-		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tombstones WHERE stream_id = $1)`, string(stream)).Scan(&deleted); err != nil {
-			return info, translate("stream", err)
-		}
-		if deleted {
-			return info, fmt.Errorf("stream %q: %w", stream, eventstore.ErrStreamDeleted)
-		}
-		return info, fmt.Errorf("stream %q: %w", stream, eventstore.ErrNotFound)
+	var (
+		id, owner, title, status *string
+		version                  *int64
+		summary                  []byte
+		created, updated         *time.Time
+		deleted                  *bool
+	)
+	if err := s.pool.QueryRow(ctx, headSQL, string(stream)).Scan(&id, &version, &owner, &title, &status, &summary, &created, &updated, &deleted); err != nil {
+		return eventstore.StreamInfo{}, translate("stream", err)
 	}
-	return info, translate("stream", err)
+	switch {
+	case id != nil:
+		return eventstore.StreamInfo{ID: eventstore.StreamID(*id), Version: *version, Owner: *owner,
+			Summary: eventstore.Summary{Title: *title, Status: *status, Data: summary}, CreatedAt: *created, UpdatedAt: *updated}, nil
+	case deleted != nil && *deleted:
+		return eventstore.StreamInfo{}, fmt.Errorf("stream %q: %w", stream, eventstore.ErrStreamDeleted)
+	}
+	return eventstore.StreamInfo{}, fmt.Errorf("stream %q: %w", stream, eventstore.ErrNotFound)
 }
 
 // Stream implements eventstore.Store.

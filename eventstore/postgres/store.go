@@ -24,8 +24,9 @@ type Store struct {
 }
 
 var (
-	_ eventstore.Store    = (*Store)(nil)
-	_ eventstore.Notifier = (*Store)(nil)
+	_ eventstore.Store     = (*Store)(nil)
+	_ eventstore.Notifier  = (*Store)(nil)
+	_ eventstore.FeedPager = (*Store)(nil)
 )
 
 // DefaultBlobGrace is how long an unreferenced blob is kept: a blob is put

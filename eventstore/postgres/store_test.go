@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -60,4 +61,25 @@ func TestPoolConnectionsEndIdleTransactions(t *testing.T) {
 	var v string
 	require.NoError(t, pool.QueryRow(context.Background(), `SHOW idle_in_transaction_session_timeout`).Scan(&v))
 	require.Equal(t, postgres.IdleInTransactionTimeout, v)
+}
+
+func TestCursorSavesCommitAsynchronouslyAndOnlyThemselves(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(pgtest.SchemaURL(t))
+	require.NoError(t, err)
+	cfg.MaxConns = 1 // the save and the checks below share one session
+	postgres.ConfigurePool(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	s := postgres.New(pool)
+
+	require.NoError(t, s.SaveCursor(ctx, "relay", eventstore.Cursor{TxID: 7, Position: 3}))
+	got, err := s.LoadCursor(ctx, "relay")
+	require.NoError(t, err)
+	require.Equal(t, eventstore.Cursor{TxID: 7, Position: 3}, got)
+	var setting string
+	require.NoError(t, pool.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&setting))
+	require.Equal(t, "on", setting, "the asynchronous commit is the save's own; appends on the same connection stay synchronous")
 }

@@ -119,9 +119,15 @@ func appendTx(ctx context.Context, tx *sql.Tx, req eventstore.AppendRequest, evs
 	return res, nil
 }
 
+// querier is what replay reads on: the write transaction (Append) or the
+// read pool (LookupIdempotency).
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // replay answers an append whose idempotency key is already recorded and
 // not yet expired; found is false when the append must run.
-func replay(ctx context.Context, tx *sql.Tx, k *eventstore.Idempotency, now time.Time) (eventstore.AppendResult, bool, error) {
+func replay(ctx context.Context, tx querier, k *eventstore.Idempotency, now time.Time) (eventstore.AppendResult, bool, error) {
 	var (
 		hash    []byte
 		res     eventstore.AppendResult

@@ -44,6 +44,7 @@ func Run(t *testing.T, h Harness) {
 		{"an idempotency key executes once for 20 concurrent callers", testIdempotencyConcurrent},
 		{"an idempotency key with another request is a mismatch", testIdempotencyMismatch},
 		{"an expired idempotency key runs again", testIdempotencyExpired},
+		{"an idempotency key is looked up without appending", testIdempotencyLookup},
 		{"the feed does not skip a transaction that commits late (gap test)", testGap},
 		{"random writers with rollbacks reach a tailing reader exactly once in order", testRandomized},
 		{"a relay crash between publish and cursor save loses and doubles nothing", testRelayCrash},

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,4 +101,51 @@ func testIdempotencyExpired(t *testing.T, h Harness) {
 	require.True(t, third.Replayed, "the renewed key replays")
 	require.Equal(t, int64(4), third.Version)
 	requireVersion(t, s, id, 4)
+}
+
+func testIdempotencyLookup(t *testing.T, h Harness) {
+	s := h.New(t)
+	ctx := ctxFor(t)
+	id := newStreamID("idem-lookup")
+	expires := time.Now().Add(5 * time.Minute)
+
+	_, err := s.LookupIdempotency(ctx, "unknown", []byte{1})
+	require.ErrorIs(t, err, eventstore.ErrNotFound, "an unknown key is a miss")
+	_, err = s.Stream(ctx, id)
+	require.ErrorIs(t, err, eventstore.ErrNotFound, "a lookup writes nothing")
+
+	first, err := s.Append(ctx, keyed(id, eventstore.NoStream(), "look", 1, expires))
+	require.NoError(t, err)
+	got, err := s.LookupIdempotency(ctx, "look", []byte{1, 0xab})
+	require.NoError(t, err)
+	require.True(t, got.Replayed)
+	require.Equal(t, first.Version, got.Version)
+	require.Equal(t, first.FirstPosition, got.FirstPosition)
+	require.Equal(t, first.LastPosition, got.LastPosition)
+	require.Equal(t, []byte(`{"answer":1}`), got.Response, "the first call's response, verbatim")
+
+	_, err = s.LookupIdempotency(ctx, "look", []byte{2, 0xab})
+	require.ErrorIs(t, err, eventstore.ErrIdempotencyMismatch, "the key with another request")
+
+	// A failed append records no key; an expired key is a miss.
+	_, err = s.Append(ctx, keyed(newStreamID("idem-lookup-fail"), eventstore.Exact(3), "failed", 1, expires))
+	require.ErrorIs(t, err, eventstore.ErrVersionConflict)
+	_, err = s.LookupIdempotency(ctx, "failed", []byte{1, 0xab})
+	require.ErrorIs(t, err, eventstore.ErrNotFound)
+	_, err = s.Append(ctx, keyed(newStreamID("idem-lookup-old"), eventstore.NoStream(), "old", 1, time.Now().Add(-time.Second)))
+	require.NoError(t, err)
+	_, err = s.LookupIdempotency(ctx, "old", []byte{1, 0xab})
+	require.ErrorIs(t, err, eventstore.ErrNotFound, "an expired key is a miss")
+	requireVersion(t, s, id, 2)
+
+	for _, bad := range []struct {
+		key   string
+		hash  []byte
+		field string
+	}{{"", []byte{1}, "idempotency key"}, {strings.Repeat("k", eventstore.MaxIdempotencyKeyLength+1), []byte{1}, "idempotency key"}, {"k", nil, "idempotency request hash"}} {
+		_, err := s.LookupIdempotency(ctx, bad.key, bad.hash)
+		var ie *eventstore.InvalidError
+		require.ErrorAs(t, err, &ie)
+		require.Equal(t, bad.field, ie.Field)
+	}
 }

@@ -7,14 +7,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	"github.com/roadbook/roadbook/evidence/audit"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // world is a migrated store schema and a JetStream with the EVENTS stream,
@@ -29,7 +28,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := context.Background()
-	url := pgtest.SchemaURL(t)
+	url := testkit.SchemaURL(t)
 	store, err := postgres.Open(ctx, url)
 	require.NoError(t, err)
 	require.NoError(t, store.Migrate(ctx))
@@ -37,20 +36,13 @@ func newWorld(t *testing.T) *world {
 	db, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close(ctx) })
-	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	ns.Start()
-	require.True(t, ns.ReadyForConnections(10*time.Second))
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	ns, nc := testkit.NATS(t)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	// A short duplicate window, so a case can publish one id twice.
 	_, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: "EVENTS", Subjects: []string{"events.>"}, Duplicates: 100 * time.Millisecond})
 	require.NoError(t, err)
-	return &world{db: db, url: url, nats: ns.ClientURL(), js: js}
+	return &world{db: db, url: url, nats: ns.URL(), js: js}
 }
 
 // event stores one event (and the stream head) and returns its id.

@@ -158,7 +158,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Nominatim, err = NewFakeNominatim(filepath.Join(root, "evidence", "testdata", "nominatim"))
+	c.Nominatim, err = NewFakeNominatim(filepath.Join(root, "testkit", "fixtures", "nominatim"))
 	if err != nil {
 		return nil, err
 	}

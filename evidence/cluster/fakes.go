@@ -9,7 +9,7 @@ import (
 )
 
 // FakeNominatim answers /search and /reverse with real recorded Nominatim
-// responses (evidence/testdata/nominatim) and can be switched off, to show
+// responses (testkit/fixtures/nominatim) and can be switched off, to show
 // what a geocoder outage does to the pipeline.
 type FakeNominatim struct {
 	search, reverse []byte

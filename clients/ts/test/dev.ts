@@ -28,12 +28,12 @@ export function devInfo(): DevInfo {
   return info as DevInfo;
 }
 
-/** The 627 km Oslo → Trondheim route (testdata/SOURCES.md). */
+/** The 627 km Oslo → Trondheim route: the repository's one copy of the shared fixtures (testkit/fixtures/SOURCES.md). */
 export const fixtureName = "long_brouter_oslo-trondheim_fastbike.gpx";
 
 /** fixture returns the route document's bytes. */
 export function fixture(): Buffer {
-  return readFileSync(new URL(`../testdata/${fixtureName}`, import.meta.url));
+  return readFileSync(new URL(`../../../testkit/fixtures/gpx/${fixtureName}`, import.meta.url));
 }
 
 /** sleep waits ms milliseconds. */

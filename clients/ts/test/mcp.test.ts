@@ -23,7 +23,7 @@ interface Answer {
   text: string;
 }
 
-/** The JSON error of MCP.md: {"error": {code, message, field?, next?, currentVersion?}}. */
+/** The JSON error of MCP §8: {"error": {code, message, field?, next?, currentVersion?}}. */
 interface ToolError {
   code: string;
   message: string;

@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const info = JSON.parse(readFileSync(process.env.ROADBOOK_DEV_JSON, "utf8"));
 const runs = Number(process.env.RUNS || 15);
-const fixture = join(here, "..", "..", "..", "cmd", "roadbook", "testdata", "long_brouter_oslo-trondheim_fastbike.gpx");
+const fixture = join(here, "..", "..", "..", "testkit", "fixtures", "gpx", "long_brouter_oslo-trondheim_fastbike.gpx");
 
 async function api(procedure, body) {
   const res = await fetch(`${info.apiUrl}/${procedure}`, {

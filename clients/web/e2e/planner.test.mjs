@@ -21,7 +21,7 @@ const require = createRequire(import.meta.url);
 const devJson = process.env.ROADBOOK_DEV_JSON;
 if (!devJson) throw new Error("ROADBOOK_DEV_JSON is not set: run scripts/web-e2e.sh");
 const info = JSON.parse(readFileSync(devJson, "utf8"));
-const fixture = join(here, "..", "..", "..", "cmd", "roadbook", "testdata", "long_brouter_oslo-trondheim_fastbike.gpx");
+const fixture = join(here, "..", "..", "..", "testkit", "fixtures", "gpx", "long_brouter_oslo-trondheim_fastbike.gpx");
 const shots = process.env.ROADBOOK_SCREENSHOTS || join(tmpdir(), "roadbook-planner-screenshots");
 mkdirSync(shots, { recursive: true });
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");

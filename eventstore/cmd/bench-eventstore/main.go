@@ -39,6 +39,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "alternating baseline/append rounds per scenario (load drift on a shared machine hits both sides alike)")
 	warmup := flag.Duration("warmup", 2*time.Second, "warm-up time of each side before a scenario's rounds")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the client to this file")
+	withBounds := flag.Bool("bounds", false, "also measure the bounds: the append's SQL with the client's work taken away, and without each invariant in turn (bounds.go)")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -52,7 +53,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(context.Background(), *dbURL, *duration, *rounds, *warmup); err != nil {
+	if err := run(context.Background(), *dbURL, figureConfig{duration: *duration, rounds: *rounds, warmup: *warmup}, *withBounds); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench-eventstore:", err)
 		os.Exit(1)
@@ -78,9 +79,18 @@ func payload() *structpb.Struct {
 	return s
 }
 
-func run(ctx context.Context, server string, duration time.Duration, rounds int, warmup time.Duration) error {
-	if rounds < 1 {
-		return fmt.Errorf("-rounds %d: want at least 1", rounds)
+// figureConfig is how long one figure is measured: duration split over
+// rounds, after warmup of each side.
+type figureConfig struct {
+	duration time.Duration
+	rounds   int
+	warmup   time.Duration
+	cpu      *cpuMeter
+}
+
+func run(ctx context.Context, server string, cfg figureConfig, withBounds bool) error {
+	if cfg.rounds < 1 {
+		return fmt.Errorf("-rounds %d: want at least 1", cfg.rounds)
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -102,6 +112,7 @@ func run(ctx context.Context, server string, duration time.Duration, rounds int,
 	q := u.Query()
 	q.Set("search_path", schema)
 	q.Set("pool_max_conns", "20")
+	q.Set("application_name", schema) // finds the pool's backends for the CPU figures
 	u.RawQuery = q.Encode()
 	store, err := postgres.Open(ctx, u.String())
 	if err != nil {
@@ -123,10 +134,11 @@ func run(ctx context.Context, server string, duration time.Duration, rounds int,
 	if err != nil {
 		return err
 	}
+	cfg.cpu = newCPUMeter(pool, schema)
 	var version, sync string
 	_ = pool.QueryRow(ctx, `SELECT version()`).Scan(&version)
 	_ = pool.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&sync)
-	fmt.Fprintf(os.Stderr, "server: %s; synchronous_commit=%s; payload %d bytes protojson; %s per figure in %d alternating rounds after %s warm-up\n", version, sync, len(data), duration, rounds, warmup)
+	fmt.Fprintf(os.Stderr, "server: %s; synchronous_commit=%s; payload %d bytes protojson; %s per figure in %d alternating rounds after %s warm-up\n", version, sync, len(data), cfg.duration, cfg.rounds, cfg.warmup)
 
 	for _, sc := range []struct {
 		name    string
@@ -155,35 +167,78 @@ func run(ctx context.Context, server string, duration time.Duration, rounds int,
 			_, err := pool.Exec(ctx, `INSERT INTO baseline (stream_id, data) VALUES ($1, $2::jsonb)`, string(ids[w]), string(data))
 			return err
 		}
-		// Warm both sides (connections, prepared statements), then
-		// alternate short rounds so a load swing from other work on the
-		// machine falls on both sides alike.
-		if _, err := measure(ctx, sc.writers, warmup, insertOp); err != nil {
-			return fmt.Errorf("%s baseline: %w", sc.name, err)
+		f, err := alternate(ctx, sc.writers, cfg, insertOp, appendOp)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
 		}
-		if _, err := measure(ctx, sc.writers, warmup, appendOp); err != nil {
-			return fmt.Errorf("%s appends: %w", sc.name, err)
-		}
-		var baseLats, appendLats []time.Duration
-		each := duration / time.Duration(rounds)
-		for range rounds {
-			l, err := measure(ctx, sc.writers, each, insertOp)
-			if err != nil {
-				return fmt.Errorf("%s baseline: %w", sc.name, err)
-			}
-			baseLats = append(baseLats, l...)
-			if l, err = measure(ctx, sc.writers, each, appendOp); err != nil {
-				return fmt.Errorf("%s appends: %w", sc.name, err)
-			}
-			appendLats = append(appendLats, l...)
-		}
-		measured := each * time.Duration(rounds)
-		base := float64(len(baseLats)) / measured.Seconds()
-		rate := float64(len(appendLats)) / measured.Seconds()
-		p99 := percentile(appendLats, 99)
-		fmt.Printf("eventstore %s appends_per_s=%.0f baseline_per_s=%.0f ratio=%.2f p99_ms=%.2f\n", sc.name, rate, base, rate/base, float64(p99.Microseconds())/1000)
+		p99 := percentile(f.lats, 99)
+		fmt.Printf("eventstore %s appends_per_s=%.0f baseline_per_s=%.0f ratio=%.2f p99_ms=%.2f\n", sc.name, f.rate, f.base, f.rate/f.base, float64(p99.Microseconds())/1000)
+		fmt.Fprintf(os.Stderr, "  %s %s\n", sc.name, f.cpuLine())
+	}
+	if withBounds {
+		return runBounds(ctx, pool, string(data), "{}", cfg)
 	}
 	return nil
+}
+
+// alternate warms both sides (connections, prepared statements), then
+// alternates short rounds of base and op so a load swing from other work on
+// the machine falls on both alike; it returns op's and base's rates and
+// op's latencies.
+func alternate(ctx context.Context, writers int, cfg figureConfig, base, op func(context.Context, int) error) (figure, error) {
+	if _, err := measure(ctx, writers, cfg.warmup, base); err != nil {
+		return figure{}, fmt.Errorf("baseline: %w", err)
+	}
+	if _, err := measure(ctx, writers, cfg.warmup, op); err != nil {
+		return figure{}, fmt.Errorf("appends: %w", err)
+	}
+	var (
+		baseLats, opLats []time.Duration
+		baseCPU, opCPU   [2]time.Duration // client, server
+		timed            = func(d time.Duration, f func(context.Context, int) error, cpu *[2]time.Duration) ([]time.Duration, error) {
+			r0 := cfg.cpu.read(ctx)
+			l, err := measure(ctx, writers, d, f)
+			c, s := cfg.cpu.read(ctx).since(r0)
+			cpu[0] += c
+			cpu[1] += s
+			return l, err
+		}
+	)
+	each := cfg.duration / time.Duration(cfg.rounds)
+	for range cfg.rounds {
+		l, err := timed(each, base, &baseCPU)
+		if err != nil {
+			return figure{}, fmt.Errorf("baseline: %w", err)
+		}
+		baseLats = append(baseLats, l...)
+		if l, err = timed(each, op, &opCPU); err != nil {
+			return figure{}, fmt.Errorf("appends: %w", err)
+		}
+		opLats = append(opLats, l...)
+	}
+	measured := (each * time.Duration(cfg.rounds)).Seconds()
+	per := func(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
+	return figure{
+		rate: float64(len(opLats)) / measured, base: float64(len(baseLats)) / measured, lats: opLats,
+		clientUS: per(opCPU[0], len(opLats)), serverUS: per(opCPU[1], len(opLats)),
+		baseClientUS: per(baseCPU[0], len(baseLats)), baseServerUS: per(baseCPU[1], len(baseLats)),
+	}, nil
+}
+
+// figure is one scenario's measurement: rates, the appends' latencies, and
+// CPU per operation of the client and of its PostgreSQL backends.
+type figure struct {
+	rate, base                 float64
+	lats                       []time.Duration
+	clientUS, serverUS         float64
+	baseClientUS, baseServerUS float64
+}
+
+// cpuLine is the CPU per operation of both sides and the ratio a machine
+// saturated by this work alone would give (baseline CPU ÷ append CPU).
+func (f figure) cpuLine() string {
+	return fmt.Sprintf("cpu_us client=%.0f server=%.0f baseline_client=%.0f baseline_server=%.0f cpu_ratio=%.2f",
+		f.clientUS, f.serverUS, f.baseClientUS, f.baseServerUS, (f.baseClientUS+f.baseServerUS)/(f.clientUS+f.serverUS))
 }
 
 // measure runs op on writers goroutines (writer w always passes w) for d

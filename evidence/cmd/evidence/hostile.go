@@ -66,7 +66,7 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool) e
 		}
 	}()
 	root, _ := cluster.Root()
-	td := filepath.Join(root, "evidence", "testdata")
+	td := filepath.Join(root, "testkit", "fixtures")
 	h := &hostileRun{c: c, sessions: map[string]*agent.Session{}, log: log}
 	defer func() {
 		for _, s := range h.sessions {

@@ -17,15 +17,15 @@ import (
 	"github.com/roadbook/roadbook/evidence/cluster"
 )
 
-// fixtures are the real GPX routes (evidence/testdata/gpx) agents upload.
+// fixtures are the real GPX routes (testkit/fixtures/gpx) agents upload.
 func fixtures() ([]string, error) {
 	root, err := cluster.Root()
 	if err != nil {
 		return nil, err
 	}
-	files, err := filepath.Glob(filepath.Join(root, "evidence", "testdata", "gpx", "*.gpx"))
+	files, err := filepath.Glob(filepath.Join(root, "testkit", "fixtures", "gpx", "*.gpx"))
 	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no GPX fixtures under evidence/testdata/gpx: %v", err)
+		return nil, fmt.Errorf("no GPX fixtures under testkit/fixtures/gpx: %v", err)
 	}
 	sort.Strings(files)
 	var out []string

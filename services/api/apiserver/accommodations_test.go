@@ -11,7 +11,7 @@ import (
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // offerHotel records one candidate near the end of stage 0, the way the

@@ -15,7 +15,7 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 func TestAccountService(t *testing.T) {
@@ -67,7 +67,7 @@ func TestAccountService(t *testing.T) {
 
 		_, err = c.account.DeleteAccount(ctx, connect.NewRequest(&roadbookv1.DeleteAccountRequest{ConfirmUserId: "someone-else"}))
 		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
-		require.Equal(t, "confirm_user_id", errorInfo(t, err).Field)
+		require.Equal(t, "confirmUserId", errorInfo(t, err).Field)
 
 		prev, err := c.account.DeleteAccount(ctx, connect.NewRequest(&roadbookv1.DeleteAccountRequest{ConfirmUserId: user, ValidateOnly: true}))
 		require.NoError(t, err)

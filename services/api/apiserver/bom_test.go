@@ -10,6 +10,7 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
+	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
 // TestUploadByteOrderMark: an upload that starts with a UTF-8 byte-order
@@ -25,7 +26,7 @@ func TestUploadByteOrderMark(t *testing.T) {
 	t.Run("a track behind a UTF-8 byte-order mark becomes a trip", func(t *testing.T) {
 		t.Parallel()
 		c := roadbookv1connect.NewTripServiceClient(h.http, h.url, bearer(h.token(t, "bom-track")))
-		doc := append([]byte(bom), fixture(t, "long_brouter_oslo-trondheim_fastbike.gpx")...)
+		doc := append([]byte(bom), fixtures.Read(t, fixtures.OsloTrondheim)...)
 		created, err := c.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{
 			Filename: "oslo.gpx", ContentType: "application/gpx+xml", Content: doc}))
 		require.NoError(t, err)
@@ -38,7 +39,7 @@ func TestUploadByteOrderMark(t *testing.T) {
 		t.Parallel()
 		c := roadbookv1connect.NewTripServiceClient(h.http, h.url, bearer(h.token(t, "bom-waypoint")))
 		_, err := c.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{
-			Filename: "unicode_with_bom.gpx", Content: fixture(t, "gpxpy_unicode_with_bom.gpx")}))
+			Filename: "unicode_with_bom.gpx", Content: fixtures.Read(t, fixtures.UnicodeBOM)}))
 		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
 		require.Equal(t, "content", errorInfo(t, err).Field)
 		require.Contains(t, err.Error(), "no track points (trkpt) or route points (rtept)")

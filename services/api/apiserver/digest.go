@@ -12,7 +12,6 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 )
 
 // view turns folded trips into API messages. It holds what the mapping
@@ -22,8 +21,8 @@ type view struct {
 	baseURL string
 }
 
-func (c *core) view() view {
-	return view{today: trip.DateOf(c.cfg.Clock()), baseURL: c.cfg.PublicBaseURL}
+func (s *shared) view() view {
+	return view{today: trip.DateOf(s.cfg.Clock()), baseURL: s.cfg.PublicBaseURL}
 }
 
 // digest is GetTrip's answer for s; info (may be nil) adds the times.
@@ -92,30 +91,24 @@ func partial(s trip.State) bool {
 	return s.AnalysisRunning()
 }
 
-func statusPB(s trip.State) roadbookv1.TripStatus {
-	switch tripstore.Phase(s) {
-	case "computing":
-		return roadbookv1.TripStatus_TRIP_STATUS_COMPUTING
-	case "failed":
-		return roadbookv1.TripStatus_TRIP_STATUS_FAILED
-	case "ready":
-		return roadbookv1.TripStatus_TRIP_STATUS_READY
-	}
-	return roadbookv1.TripStatus_TRIP_STATUS_DRAFT
+// phases are the API's spelling of every trip phase.
+var phases = map[trip.Phase]roadbookv1.TripStatus{
+	trip.PhaseComputing: roadbookv1.TripStatus_TRIP_STATUS_COMPUTING,
+	trip.PhaseFailed:    roadbookv1.TripStatus_TRIP_STATUS_FAILED,
+	trip.PhaseDraft:     roadbookv1.TripStatus_TRIP_STATUS_DRAFT,
+	trip.PhaseReady:     roadbookv1.TripStatus_TRIP_STATUS_READY,
 }
 
-// statusFromPhase maps a summary row's phase.
-func statusFromPhase(phase, status string) roadbookv1.TripStatus {
+func statusPB(s trip.State) roadbookv1.TripStatus { return phases[s.Phase()] }
+
+// statusFromPhase maps a summary row's phase (rows written before the phase
+// was recorded carry only the status, draft or ready).
+func statusFromPhase(phase trip.Phase, status string) roadbookv1.TripStatus {
 	if phase == "" {
-		phase = status
+		phase = trip.Phase(status)
 	}
-	switch phase {
-	case "computing":
-		return roadbookv1.TripStatus_TRIP_STATUS_COMPUTING
-	case "failed":
-		return roadbookv1.TripStatus_TRIP_STATUS_FAILED
-	case "ready":
-		return roadbookv1.TripStatus_TRIP_STATUS_READY
+	if st, ok := phases[phase]; ok {
+		return st
 	}
 	return roadbookv1.TripStatus_TRIP_STATUS_DRAFT
 }
@@ -275,9 +268,9 @@ func accommodationsProgress(search trip.AccommodationSearch, offered *roadbookv1
 		return offered
 	}
 	switch search.Availability {
-	case "not_configured":
+	case trip.NotConfigured:
 		offered.State, offered.Reason = roadbookv1.ComputationState_COMPUTATION_STATE_UNAVAILABLE, "no accommodation provider is configured"
-	case "unavailable":
+	case trip.Unavailable:
 		offered.State, offered.Reason = roadbookv1.ComputationState_COMPUTATION_STATE_UNAVAILABLE, "the accommodation provider was unavailable"
 	default:
 		offered.State = roadbookv1.ComputationState_COMPUTATION_STATE_DONE
@@ -306,25 +299,18 @@ func alertCounts(alerts []trip.Alert) *roadbookv1.AlertCounts {
 	return c
 }
 
-func family(name string) roadbookv1.RuleFamily {
-	if v, ok := roadbookv1.RuleFamily_value["RULE_FAMILY_"+upper(name)]; ok {
-		return roadbookv1.RuleFamily(v)
-	}
-	return roadbookv1.RuleFamily_RULE_FAMILY_UNSPECIFIED
-}
-
-func upper(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'a' && c <= 'z' {
-			b[i] = c - 32
-		}
-	}
-	return string(b)
+// families are the API's spelling of every rule family.
+var families = map[trip.Family]roadbookv1.RuleFamily{
+	trip.FamilyGeometry: roadbookv1.RuleFamily_RULE_FAMILY_GEOMETRY, trip.FamilyDaylight: roadbookv1.RuleFamily_RULE_FAMILY_DAYLIGHT,
+	trip.FamilyPacing: roadbookv1.RuleFamily_RULE_FAMILY_PACING, trip.FamilyCalendar: roadbookv1.RuleFamily_RULE_FAMILY_CALENDAR,
+	trip.FamilyTraffic: roadbookv1.RuleFamily_RULE_FAMILY_TRAFFIC, trip.FamilySurface: roadbookv1.RuleFamily_RULE_FAMILY_SURFACE,
+	trip.FamilyResupply: roadbookv1.RuleFamily_RULE_FAMILY_RESUPPLY, trip.FamilyServices: roadbookv1.RuleFamily_RULE_FAMILY_SERVICES,
+	trip.FamilyCrossings: roadbookv1.RuleFamily_RULE_FAMILY_CROSSINGS, trip.FamilyCulture: roadbookv1.RuleFamily_RULE_FAMILY_CULTURE,
+	trip.FamilyWeather: roadbookv1.RuleFamily_RULE_FAMILY_WEATHER,
 }
 
 func alertPB(a trip.Alert) *roadbookv1.Alert {
-	out := &roadbookv1.Alert{Code: a.Code, Severity: severities[a.Severity], Message: a.Message, Family: family(a.Family), Metrics: a.Metrics}
+	out := &roadbookv1.Alert{Code: a.Code, Severity: severities[a.Severity], Message: a.Message, Family: families[a.Family], Metrics: a.Metrics}
 	if a.Location != nil {
 		out.Location = latLon(*a.Location)
 	}
@@ -356,10 +342,11 @@ func accommodationPB(a trip.Accommodation, manual bool) *roadbookv1.Accommodatio
 	return out
 }
 
-var availability = map[string]roadbookv1.ProviderAvailability{
-	"available":      roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_AVAILABLE,
-	"not_configured": roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_NOT_CONFIGURED,
-	"unavailable":    roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
+// availability is the API's spelling of every provider availability.
+var availability = map[trip.Availability]roadbookv1.ProviderAvailability{
+	trip.Available:     roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_AVAILABLE,
+	trip.NotConfigured: roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_NOT_CONFIGURED,
+	trip.Unavailable:   roadbookv1.ProviderAvailability_PROVIDER_AVAILABILITY_UNAVAILABLE,
 }
 
 // riderTime is a riding day's schedule by DOMAIN §3's rider-time rule
@@ -393,7 +380,7 @@ func stageDetail(st trip.Stage, set trip.Settings) *roadbookv1.StageDetail {
 		d.Alerts = append(d.Alerts, alertPB(a))
 	}
 	for name, av := range st.Families {
-		d.Families = append(d.Families, &roadbookv1.FamilyAvailability{Family: family(name), Availability: availability[av],
+		d.Families = append(d.Families, &roadbookv1.FamilyAvailability{Family: families[name], Availability: availability[av],
 			Reason: st.FamilyReasons[name]})
 	}
 	for _, a := range st.Offered {

@@ -3,9 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -15,26 +13,9 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/eventstore/aggregate"
+	"github.com/roadbook/roadbook/planner"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 )
-
-// invalidError is a request the API refuses before the domain sees it,
-// naming the field (protovalidate path) or the line of an upload.
-type invalidError struct {
-	Field   string
-	Message string
-}
-
-func (e *invalidError) Error() string { return e.Field + ": " + e.Message }
-
-// rateLimitedError is a refused call over a per-user or per-address limit.
-type rateLimitedError struct {
-	RetryAfter time.Duration
-}
-
-func (e *rateLimitedError) Error() string {
-	return fmt.Sprintf("too many calls; retry in %s", e.RetryAfter.Round(time.Second))
-}
 
 // unavailableError is a dependency that cannot answer now (geocoder circuit
 // open, worker not answering).
@@ -62,8 +43,8 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 	var (
 		ce   *connect.Error
 		te   *trip.Error
-		ie   *invalidError
-		rl   *rateLimitedError
+		ie   *planner.InvalidError
+		rl   *planner.RateLimitedError
 		ue   *unavailableError
 		re   *route.ReadError
 		ee   *eventstore.InvalidError
@@ -74,10 +55,13 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 	switch {
 	case errors.As(err, &ce):
 		return ce
+	case errors.Is(err, planner.ErrUnauthenticated):
+		return connect.NewError(connect.CodeUnauthenticated, errors.New("no authenticated user"))
 	case errors.As(err, &te):
-		code, msg = tripCode(te), te.Message
-		info.Code = codePB(te.Code)
-		info.Field = te.Field
+		tw := twin(te.Code)
+		code, msg = tw.connect, te.Message
+		info.Code = tw.info
+		info.Field = requestField(ctx, te.Field)
 		switch te.Code {
 		case trip.CodeNotFound:
 			if te.Reason == "" {
@@ -94,7 +78,7 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 		}
 	case errors.As(err, &ie):
 		code, msg = connect.CodeInvalidArgument, ie.Message
-		info.Code, info.Field = roadbookv1.Code_CODE_INVALID_ARGUMENT, ie.Field
+		info.Code, info.Field = roadbookv1.Code_CODE_INVALID_ARGUMENT, requestField(ctx, ie.Field)
 		if ie.Field != "" {
 			msg = ie.Field + ": " + ie.Message
 		}
@@ -141,29 +125,4 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 		}
 	}
 	return out
-}
-
-// tripCode is the Connect code of a domain refusal.
-func tripCode(e *trip.Error) connect.Code {
-	switch e.Code {
-	case trip.CodeInvalidArgument:
-		return connect.CodeInvalidArgument
-	case trip.CodeNotFound:
-		return connect.CodeNotFound
-	case trip.CodeVersionConflict:
-		return connect.CodeAborted
-	case trip.CodePreconditionFailed, trip.CodeLocked:
-		return connect.CodeFailedPrecondition
-	case trip.CodeConflict, trip.CodeAlreadyRunning:
-		return connect.CodeAlreadyExists
-	}
-	return connect.CodeInternal
-}
-
-// codePB is the ErrorInfo code of a domain code (CODE_ + upper case).
-func codePB(c trip.Code) roadbookv1.Code {
-	if v, ok := roadbookv1.Code_value["CODE_"+strings.ToUpper(string(c))]; ok {
-		return roadbookv1.Code(v)
-	}
-	return roadbookv1.Code_CODE_UNSPECIFIED
 }

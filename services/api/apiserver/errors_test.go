@@ -14,14 +14,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // TestConnectErrorTransient feeds connectError the errors a read meets
@@ -32,7 +31,7 @@ import (
 func TestConnectErrorTransient(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := pgtest.SchemaURL(t)
+	url := testkit.SchemaURL(t)
 
 	// The store's pool with one connection, never pinged before use: the
 	// next call meets whatever happened to that connection.
@@ -99,12 +98,8 @@ func TestConnectErrorTransient(t *testing.T) {
 	require.ErrorIs(t, deadline, context.DeadlineExceeded)
 
 	// NATS: a request on a closed connection, and one nobody answers.
-	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	ns.Start()
-	require.True(t, ns.ReadyForConnections(10*time.Second))
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
+	ns, _ := testkit.NATS(t)
+	nc, err := nats.Connect(ns.URL())
 	require.NoError(t, err)
 	_, noResponders := nc.Request("geocode.search", nil, 5*time.Second)
 	require.ErrorIs(t, noResponders, nats.ErrNoResponders)

@@ -3,6 +3,7 @@ package apiserver_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 	"github.com/nats-io/nats.go"
@@ -10,17 +11,17 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+	"github.com/roadbook/roadbook/proto/geocoding"
 )
 
 // protocolResponder answers the geocoding subjects in the wire format of the
-// shared conventions (binary protobuf bodies; errors as a Roadbook-Error
-// header with Roadbook-Retry-After). It is not the worker's geocoder: these
+// contract (proto/geocoding: binary protobuf bodies, its reply headers). It is not the worker's geocoder: these
 // tests pin the API's side of the protocol against a real NATS server. A
 // request it cannot decode is answered invalid_argument, so the calling
 // test fails on its own goroutine.
 func protocolResponder(t *testing.T, nc *nats.Conn, answer func(subject string, body []byte) *nats.Msg) {
 	t.Helper()
-	for _, subject := range []string{"roadbook.geocode.search", "roadbook.geocode.reverse"} {
+	for _, subject := range []string{geocoding.SubjectSearch, geocoding.SubjectReverse} {
 		sub, err := nc.Subscribe(subject, func(m *nats.Msg) {
 			reply := answer(m.Subject, m.Data)
 			reply.Subject = m.Reply
@@ -42,10 +43,10 @@ func TestGeocodingServiceProtocol(t *testing.T) {
 		protocolResponder(t, h.nc, func(subject string, body []byte) *nats.Msg {
 			var out proto.Message
 			switch subject {
-			case "roadbook.geocode.search":
+			case geocoding.SubjectSearch:
 				var in roadbookv1.SearchPlacesRequest
 				if proto.Unmarshal(body, &in) != nil {
-					return &nats.Msg{Header: nats.Header{"Roadbook-Error": []string{"invalid_argument"}}}
+					return replyMsg(nil, geocoding.Reply{Err: geocoding.CodeInvalidArgument})
 				}
 				places := []*roadbookv1.Place{}
 				for i := range int(in.Limit) {
@@ -56,12 +57,12 @@ func TestGeocodingServiceProtocol(t *testing.T) {
 			default:
 				var in roadbookv1.ReversePlaceRequest
 				if proto.Unmarshal(body, &in) != nil {
-					return &nats.Msg{Header: nats.Header{"Roadbook-Error": []string{"invalid_argument"}}}
+					return replyMsg(nil, geocoding.Reply{Err: geocoding.CodeInvalidArgument})
 				}
 				out = &roadbookv1.ReversePlaceResponse{Place: &roadbookv1.Place{Name: "Lillehammer", Location: in.Location}}
 			}
 			data, _ := proto.Marshal(out) // a failure shows as an empty answer
-			return &nats.Msg{Data: data, Header: nats.Header{"Roadbook-Cache": []string{"miss"}}}
+			return replyMsg(data, geocoding.Reply{})
 		})
 		c := h.as(t, "finder", nil)
 		found, err := c.geo.SearchPlaces(ctx, connect.NewRequest(&roadbookv1.SearchPlacesRequest{Query: "Trondheim"}))
@@ -81,7 +82,7 @@ func TestGeocodingServiceProtocol(t *testing.T) {
 		h := newHarness(t)
 		code := make(chan string, 1)
 		protocolResponder(t, h.nc, func(string, []byte) *nats.Msg {
-			return &nats.Msg{Header: nats.Header{"Roadbook-Error": []string{<-code}, "Roadbook-Retry-After": []string{"7"}}}
+			return replyMsg(nil, geocoding.Reply{Err: geocoding.Code(<-code), RetryAfter: 7 * time.Second})
 		})
 		c := h.as(t, "unlucky-finder", nil)
 		for _, tc := range []struct {
@@ -111,4 +112,11 @@ func TestGeocodingServiceProtocol(t *testing.T) {
 		require.Equal(t, connect.CodeUnavailable, connect.CodeOf(err))
 		require.Positive(t, errorInfo(t, err).RetryDelay.AsDuration())
 	})
+}
+
+// replyMsg is a reply with body data and the headers of r.
+func replyMsg(data []byte, r geocoding.Reply) *nats.Msg {
+	m := &nats.Msg{Data: data, Header: nats.Header{}}
+	r.Write(m.Header)
+	return m
 }

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+	"github.com/roadbook/roadbook/proto/geocoding"
 )
 
 // TestGRPC calls one unary RPC of every service with gRPC clients over
@@ -22,7 +23,7 @@ func TestGRPC(t *testing.T) {
 	protocolResponder(t, h.nc, func(_ string, body []byte) *nats.Msg {
 		var in roadbookv1.SearchPlacesRequest
 		if proto.Unmarshal(body, &in) != nil {
-			return &nats.Msg{Header: nats.Header{"Roadbook-Error": []string{"invalid_argument"}}}
+			return replyMsg(nil, geocoding.Reply{Err: geocoding.CodeInvalidArgument})
 		}
 		data, _ := proto.Marshal(&roadbookv1.SearchPlacesResponse{Places: []*roadbookv1.Place{{Name: in.Query}}})
 		return &nats.Msg{Data: data}
@@ -64,5 +65,5 @@ func TestGRPC(t *testing.T) {
 
 	_, err = c.trips.GetTrip(ctx, connect.NewRequest(&roadbookv1.GetTripRequest{TripId: "not-a-uuid"}))
 	require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err), "errors travel as gRPC status")
-	require.Equal(t, "trip_id", errorInfo(t, err).Field)
+	require.Equal(t, "tripId", errorInfo(t, err).Field)
 }

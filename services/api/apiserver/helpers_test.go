@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -15,21 +14,19 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/google/uuid"
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/roadbook/roadbook/domain/pacing"
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
-	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/testkit/fixtures"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // harness is one API on a fresh PostgreSQL schema and an embedded NATS
@@ -43,25 +40,10 @@ type harness struct {
 	trips    *tripstore.Store
 	issuer   *auth.HS256Issuer
 	http     *http.Client
-	nats     *natsserver.Server
+	nats     *testkit.NATSServer
 	nc       *nats.Conn
 	srv      *apiserver.Server
 	registry *prometheus.Registry
-}
-
-// embeddedNATS starts a NATS server with JetStream on a free port for the
-// test and returns it and a connection to it; both end with the test.
-func embeddedNATS(t *testing.T, opts ...nats.Option) (*natsserver.Server, *nats.Conn) {
-	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	ns.Start()
-	require.True(t, ns.ReadyForConnections(10*time.Second))
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL(), opts...)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	return ns, nc
 }
 
 // harnessConfig adjusts the API's Config before it starts.
@@ -69,13 +51,8 @@ type harnessConfig func(*apiserver.Config)
 
 func newHarness(t *testing.T, opts ...harnessConfig) *harness {
 	t.Helper()
-	ctx := context.Background()
-	store, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-	require.NoError(t, err)
-	require.NoError(t, store.Migrate(ctx))
-	t.Cleanup(store.Close)
-
-	ns, nc := embeddedNATS(t, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	store := testkit.Store(t)
+	ns, nc := testkit.NATS(t)
 
 	iss, err := auth.NewHS256Issuer("dev", []byte(strings.Repeat("k", 32)), "roadbook-dev")
 	require.NoError(t, err)
@@ -221,13 +198,6 @@ func (f *faultStore) limitsOf(owner string) []int {
 
 var errInjected = errors.New("injected failure")
 
-func fixture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	require.NoError(t, err)
-	return b
-}
-
 func errorInfo(t *testing.T, err error) *roadbookv1.ErrorInfo {
 	t.Helper()
 	var ce *connect.Error
@@ -242,35 +212,18 @@ func errorInfo(t *testing.T, err error) *roadbookv1.ErrorInfo {
 	return nil
 }
 
-// recordStages paces the trip's route and records the result the way the
-// stages worker does: tripstore with the system actor.
+// recordStages records the trip's stages with the stages worker's own use
+// case (testkit.ComputeStages).
 func (h *harness) recordStages(t *testing.T, id string) {
 	t.Helper()
-	ctx := context.Background()
-	tid := uuid.MustParse(id)
-	l, err := h.trips.Load(ctx, tripstore.System(), tid)
-	require.NoError(t, err)
-	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
-	require.NoError(t, err)
-	st := l.State.Settings
-	plan, err := pacing.Plan(pts, pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
-		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour})
-	require.NoError(t, err)
-	var stages []trip.Stage
-	for _, ps := range plan.Stages {
-		stages = append(stages, trip.Stage{RestDay: ps.RestDay, Start: ps.Start, End: ps.End, Geometry: ps.Geometry,
-			DistanceM: ps.DistanceM, AscentM: ps.AscentM, DescentM: ps.DescentM, Origin: trip.OriginPaced})
-	}
-	_, err = h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages},
-		tripstore.Options{})
-	require.NoError(t, err)
+	testkit.ComputeStages(t, h.trips, uuid.MustParse(id))
 }
 
 // uploadWith uploads the 627 km Oslo–Trondheim fixture with settings.
 func uploadWith(t *testing.T, c roadbookv1connect.TripServiceClient, settings *roadbookv1.TripSettingsInput) *roadbookv1.CreateTripFromUploadResponse {
 	t.Helper()
 	resp, err := c.CreateTripFromUpload(context.Background(), connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{
-		Filename: "oslo.gpx", ContentType: "application/gpx+xml", Content: fixture(t, "long_brouter_oslo-trondheim_fastbike.gpx"),
+		Filename: "oslo.gpx", ContentType: "application/gpx+xml", Content: fixtures.Read(t, fixtures.OsloTrondheim),
 		Settings: settings}))
 	require.NoError(t, err)
 	return resp.Msg
@@ -324,7 +277,7 @@ func (h *harness) finishAnalyses(t *testing.T, id string) {
 		}
 		var stages []trip.StageAnalysis
 		for _, ref := range a.Stages {
-			stages = append(stages, trip.StageAnalysis{Stage: ref, Families: map[string]string{"geometry": "available"}})
+			stages = append(stages, trip.StageAnalysis{Stage: ref, Families: map[trip.Family]trip.Availability{"geometry": "available"}})
 		}
 		_, err := h.trips.Execute(ctx, tripstore.System(), tid, trip.RecordAnalysis{AnalysisID: a.ID, Stages: stages, Final: true}, tripstore.Options{})
 		require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/planner"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 )
 
@@ -114,17 +115,12 @@ func summary(im *roadbookv1.Impact) []string {
 	return out
 }
 
-// preview decides cmd on the caller's current trip without writing: the
-// same guards as the write (lock, precondition, version), then the state
-// the events would fold to.
-func (c *core) preview(s trip.State, cmd trip.Command) (trip.State, error) {
-	events, err := trip.Decide(s, cmd, c.cfg.Clock())
-	if err != nil {
-		return trip.State{}, err
+// versions is a write's version answer for the version the caller sent: a
+// preview answers the trip's version now, unchanged, and the impact; a
+// write the version after it and whether it moved.
+func (v view) versions(o planner.Outcome, sent int64) (version int64, unchanged bool, impact *roadbookv1.Impact) {
+	if o.Preview {
+		return o.Before.Version, true, v.impact(o.Before, o.After)
 	}
-	after := s
-	for _, e := range events {
-		after = trip.Evolve(after, e)
-	}
-	return after, nil
+	return o.After.Version, o.After.Version == sent, nil
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/services/api/apiserver"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // TestReadDuringPostgresOutage: while PostgreSQL is away — every connection
@@ -25,7 +25,7 @@ import (
 func TestReadDuringPostgresOutage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(pgtest.SchemaURL(t))
+	cfg, err := pgxpool.ParseConfig(testkit.SchemaURL(t))
 	require.NoError(t, err)
 	proxy := startTCPProxy(t, net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port))))
 	host, port, err := net.SplitHostPort(proxy.addr())

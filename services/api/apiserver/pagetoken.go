@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/planner"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 )
 
@@ -42,7 +43,7 @@ func signToken(key []byte, t pageToken) string {
 
 // readToken verifies a page token for user and filters.
 func readToken(key []byte, s, user string, filters []byte) (*eventstore.ListPosition, error) {
-	bad := &invalidError{Field: "page_token", Message: "is not a page token of this listing; start again from the first page"}
+	bad := &planner.InvalidError{Field: "pageToken", Message: "is not a page token of this listing; start again from the first page"}
 	body64, mac64, ok := strings.Cut(s, ".")
 	if !ok {
 		return nil, bad

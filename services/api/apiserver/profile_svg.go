@@ -5,23 +5,24 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/google/uuid"
+
 	"github.com/roadbook/roadbook/domain/route"
-	"github.com/roadbook/roadbook/services/api/auth"
-	"github.com/roadbook/roadbook/services/api/profile"
+	"github.com/roadbook/roadbook/services/api/routesvg"
+	"github.com/roadbook/roadbook/services/api/sharepage"
 )
 
 // serveTripProfile answers GET /trips/{id}/profile.svg (the owner's
 // elevation profile, the share page's drawing) behind auth.Middleware with
 // trips:read. ?day=n (1-based) draws one day instead of the whole trip.
 // Another user's trip answers exactly like a missing one.
-func (c *core) serveTripProfile(w http.ResponseWriter, r *http.Request) {
-	p, _ := auth.FromContext(r.Context())
+func (c *shared) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := tripID(id); err != nil {
+	if _, err := uuid.Parse(id); err != nil {
 		httpPlain(w, http.StatusBadRequest, "trip id: must be a UUID")
 		return
 	}
-	l, err := c.load(r.Context(), p.UserID, id)
+	l, err := c.planner.Trip(r.Context(), id)
 	if err != nil {
 		if isNotFound(err) {
 			httpPlain(w, http.StatusNotFound, notFoundMessage)
@@ -33,14 +34,14 @@ func (c *core) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 	}
 	s := l.State
 	var pts []route.Point
-	opts := profile.Options{Title: "Elevation profile of " + s.Title}
+	opts := routesvg.ProfileOptions{Title: "Elevation profile of " + s.Title}
 	if q := r.URL.Query().Get("day"); q != "" {
 		day, err := strconv.Atoi(q)
 		if err != nil || day < 1 || day > len(s.Stages) {
 			httpPlain(w, http.StatusBadRequest, "day: must be a day number from 1 to "+strconv.Itoa(len(s.Stages)))
 			return
 		}
-		if pts, err = c.stagePoints(r.Context(), s.Stages[day-1]); err != nil {
+		if pts, err = c.planner.StagePoints(r.Context(), s.Stages[day-1]); err != nil {
 			c.log.ErrorContext(r.Context(), "profile failed", "error", err, "trip_id", id)
 			httpPlain(w, http.StatusInternalServerError, "internal error")
 			return
@@ -56,7 +57,7 @@ func (c *core) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 				opts.Marks = append(opts.Marks, along)
 				opts.MarkLabels = append(opts.MarkLabels, strconv.Itoa(st.Index+1))
 			}
-			sp, err := c.stagePoints(r.Context(), st)
+			sp, err := c.planner.StagePoints(r.Context(), st)
 			if err != nil {
 				c.log.ErrorContext(r.Context(), "profile failed", "error", err, "trip_id", id)
 				httpPlain(w, http.StatusInternalServerError, "internal error")
@@ -64,18 +65,18 @@ func (c *core) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 			}
 			along += route.Length(sp)
 		}
-		if pts, err = c.routeLine(r.Context(), s); err != nil {
+		if pts, err = c.planner.RouteLine(r.Context(), s); err != nil {
 			c.log.ErrorContext(r.Context(), "profile failed", "error", err, "trip_id", id)
 			httpPlain(w, http.StatusInternalServerError, "internal error")
 			return
 		}
 	}
-	svg, err := profile.SVG(pts, opts)
+	svg, err := routesvg.Profile(pts, opts)
 	switch {
-	case errors.Is(err, profile.ErrNoElevation):
+	case errors.Is(err, routesvg.ErrNoElevation):
 		httpPlain(w, http.StatusUnprocessableEntity, "the route has no elevation data")
 		return
-	case errors.Is(err, profile.ErrTooShort):
+	case errors.Is(err, routesvg.ErrTooShort):
 		httpPlain(w, http.StatusUnprocessableEntity, "the trip has no route to draw yet")
 		return
 	case err != nil:
@@ -83,14 +84,14 @@ func (c *core) serveTripProfile(w http.ResponseWriter, r *http.Request) {
 		httpPlain(w, http.StatusInternalServerError, "internal error")
 		return
 	}
-	pageHeaders(w, "image/svg+xml", "private, no-cache")
+	sharepage.WriteHeaders(w, "image/svg+xml", "private, no-cache")
 	w.Header().Set("Vary", "Authorization")
 	_, _ = w.Write(svg)
 }
 
 // httpPlain is a short text answer with the browser headers.
 func httpPlain(w http.ResponseWriter, status int, msg string) {
-	pageHeaders(w, "text/plain; charset=utf-8", "no-store")
+	sharepage.WriteHeaders(w, "text/plain; charset=utf-8", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(msg + "\n"))
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/roadbook/roadbook/domain/trip"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 func TestAccommodationsProgress(t *testing.T) {

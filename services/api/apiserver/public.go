@@ -15,13 +15,13 @@ import (
 // publicShareService implements roadbookv1connect.PublicShareServiceHandler:
 // reads without a token, rate-limited per client address, showing no owner
 // identity and no timestamps.
-type publicShareService struct{ *core }
+type publicShareService struct{ *shared }
 
 var _ roadbookv1connect.PublicShareServiceHandler = (*publicShareService)(nil)
 
 // clientAddr is the rate-limit subject of an anonymous caller.
-func (c *core) clientAddr(peer connect.Peer, header interface{ Get(string) string }) string {
-	if c.cfg.TrustForwardedFor {
+func (s *shared) clientAddr(peer connect.Peer, header interface{ Get(string) string }) string {
+	if s.cfg.TrustForwardedFor {
 		if xff := header.Get("X-Forwarded-For"); xff != "" {
 			first, _, _ := strings.Cut(xff, ",")
 			return strings.TrimSpace(first)
@@ -34,12 +34,9 @@ func (c *core) clientAddr(peer connect.Peer, header interface{ Get(string) strin
 	return host
 }
 
-// public resolves a code after the per-address limit.
+// public resolves a code, counted against the caller's address.
 func (s *publicShareService) public(ctx context.Context, peer connect.Peer, header interface{ Get(string) string }, code string) (trip.State, error) {
-	if err := s.limits.allow(ctx, "public", s.clientAddr(peer, header), s.cfg.RateLimits.Public); err != nil {
-		return trip.State{}, err
-	}
-	return s.sharedTrip(ctx, code)
+	return s.planner.SharedTrip(ctx, code, s.clientAddr(peer, header))
 }
 
 // cacheable marks a public answer as cacheable by browsers and CDNs.
@@ -81,7 +78,7 @@ func (s *publicShareService) ExportSharedTrip(ctx context.Context, req *connect.
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	f, err := s.render(ctx, st, req.Msg.Format, req.Msg.StageIndex, true)
+	f, err := s.export(ctx, st, req.Msg.Format, req.Msg.StageIndex, true)
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}

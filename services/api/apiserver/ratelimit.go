@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/roadbook/roadbook/planner"
 )
 
 // limiter counts calls per key in fixed windows in a NATS JetStream
@@ -51,7 +53,7 @@ func (l *limiter) window(kind, subject string, lim RateLimit) (string, time.Time
 }
 
 // allow counts one call of subject for kind, refusing it with a
-// *rateLimitedError when the window is full. A failure of NATS itself lets
+// *planner.RateLimitedError when the window is full. A failure of NATS itself lets
 // the call through (logged): a limit must not take the API down.
 func (l *limiter) allow(ctx context.Context, kind, subject string, lim RateLimit) error {
 	return l.add(ctx, kind, subject, lim, true)
@@ -82,7 +84,7 @@ func (l *limiter) add(ctx context.Context, kind, subject string, lim RateLimit, 
 			rev = entry.Revision()
 		}
 		if n >= lim.N {
-			return &rateLimitedError{RetryAfter: max(time.Second, end.Sub(l.now()).Round(time.Second))}
+			return &planner.RateLimitedError{RetryAfter: max(time.Second, end.Sub(l.now()).Round(time.Second))}
 		}
 		if !count {
 			return nil
@@ -101,5 +103,21 @@ func (l *limiter) add(ctx context.Context, kind, subject string, lim RateLimit, 
 		}
 		// Another replica counted in between: read again.
 	}
-	return &rateLimitedError{RetryAfter: time.Second}
+	return &planner.RateLimitedError{RetryAfter: time.Second}
+}
+
+// limitsOf is the limiter as the planner's Limits: each of the planner's
+// limits at its configured rate.
+type limitsOf struct {
+	l     *limiter
+	rates RateLimits
+}
+
+// Allow implements planner.Limits.
+func (l limitsOf) Allow(ctx context.Context, limit planner.Limit, subject string) error {
+	rate := map[planner.Limit]RateLimit{
+		planner.LimitCreate: l.rates.Create, planner.LimitUpload: l.rates.Upload, planner.LimitDuplicate: l.rates.Duplicate,
+		planner.LimitRecompute: l.rates.Recompute, planner.LimitPublic: l.rates.Public,
+	}[limit]
+	return l.l.allow(ctx, string(limit), subject, rate)
 }

@@ -7,8 +7,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/planner"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // digestCache keeps the last GetTrip answer of each trip, keyed by the
@@ -36,15 +38,15 @@ const digestCacheSize = 4096
 
 // get answers the cached digest of user's trip id when the stream is still
 // at the cached version; ok is false on a miss (the caller folds).
-func (d *digestCache) get(ctx context.Context, c *core, user string, id uuid.UUID, today trip.Date) (*roadbookv1.TripDigest, bool) {
+func (d *digestCache) get(ctx context.Context, events eventstore.Store, user string, id uuid.UUID, today trip.Date) (*roadbookv1.TripDigest, bool) {
 	d.mu.Lock()
 	e, ok := d.entries[id]
 	d.mu.Unlock()
 	if !ok || e.today != today {
 		return nil, false
 	}
-	info, err := c.cfg.Store.Stream(ctx, tripstore.StreamID(id))
-	if err != nil || info.Owner != user || rowDeleted(info) || info.Version != e.version {
+	info, err := events.Stream(ctx, tripstore.StreamID(id))
+	if err != nil || info.Owner != user || tripstore.RowDeleted(info) || info.Version != e.version {
 		return nil, false
 	}
 	return e.digest, true
@@ -59,4 +61,28 @@ func (d *digestCache) put(id uuid.UUID, version int64, today trip.Date, digest *
 		d.entries = make(map[uuid.UUID]cachedDigest)
 	}
 	d.entries[id] = cachedDigest{version: version, today: today, digest: digest}
+}
+
+// digest is GetTrip's answer: the cached digest of the caller's trip while
+// its stream has not moved, else the trip folded and mapped (and cached).
+func (s *shared) digest(ctx context.Context, tripID string) (*roadbookv1.TripDigest, error) {
+	user, err := planner.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := uuid.Parse(tripID)
+	if err != nil {
+		return nil, &planner.InvalidError{Field: "tripId", Message: "must be a UUID"}
+	}
+	v := s.view()
+	if d, ok := s.digests.get(ctx, s.cfg.Store, user, id, v.today); ok {
+		return d, nil
+	}
+	l, err := s.planner.Trip(ctx, tripID)
+	if err != nil {
+		return nil, err
+	}
+	d := v.digest(l.State, &l.Info)
+	s.digests.put(id, l.StreamVersion, v.today, d)
+	return d, nil
 }

@@ -15,16 +15,17 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/roadbook/roadbook/auth"
+	"github.com/roadbook/roadbook/planner"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
-	"github.com/roadbook/roadbook/services/api/auth"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // Server is the API: an http.Handler for every route, and the http.Server
 // that serves it on one port (HTTP/1.1 and unencrypted HTTP/2, so Connect,
 // gRPC and gRPC-Web share it).
 type Server struct {
-	core     *core
+	shared   *shared
 	handler  http.Handler
 	http     *http.Server
 	draining atomic.Bool
@@ -60,8 +61,14 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &core{cfg: cfg, trips: tripstore.New(cfg.Store, cfg.Clock), limits: lim, log: cfg.Logger, done: make(chan struct{})}
-	s := &Server{core: c}
+	trips := tripstore.New(cfg.Store, cfg.Clock, tripstore.WithLogger(cfg.Logger))
+	plan, err := planner.New(planner.Config{Trips: trips, Limits: limitsOf{lim, cfg.RateLimits}, Clock: cfg.Clock,
+		IdempotencyTTL: cfg.IdempotencyTTL, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	c := &shared{cfg: cfg, planner: plan, trips: trips, limits: lim, log: cfg.Logger, done: make(chan struct{})}
+	s := &Server{shared: c}
 
 	interceptors := connect.WithInterceptors(newTelemetry(cfg.TracerProvider, cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy), val)
 	small := connect.WithReadMaxBytes(maxMessageBytes)
@@ -128,7 +135,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // WatchTrip streams, which end) finish, then the server stops.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.draining.Store(true)
-	s.core.closing()
+	s.shared.closing()
 	return s.http.Shutdown(ctx)
 }
 
@@ -140,15 +147,15 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if _, err := s.core.cfg.Store.Stream(ctx, "readyz-probe"); err != nil && !isNotFound(err) {
+	if _, err := s.shared.cfg.Store.Stream(ctx, "readyz-probe"); err != nil && !isNotFound(err) {
 		http.Error(w, "store unreachable", http.StatusServiceUnavailable)
 		return
 	}
-	if !s.core.cfg.NATS.IsConnected() {
+	if !s.shared.cfg.NATS.IsConnected() {
 		http.Error(w, "nats unreachable", http.StatusServiceUnavailable)
 		return
 	}
-	if err := s.core.cfg.NATS.FlushWithContext(ctx); err != nil {
+	if err := s.shared.cfg.NATS.FlushWithContext(ctx); err != nil {
 		http.Error(w, "nats unreachable", http.StatusServiceUnavailable)
 		return
 	}

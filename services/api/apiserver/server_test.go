@@ -19,7 +19,8 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/testkit/fixtures"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 func TestAPI(t *testing.T) {
@@ -105,22 +106,22 @@ func TestAPI(t *testing.T) {
 		t.Parallel()
 		bob := h.token(t, "bob-hostile")
 		c := roadbookv1connect.NewTripServiceClient(h.http, h.url, bearer(bob))
-		for _, name := range []string{"defusedxml_xmlbomb.xml", "patt_classic-xxe-etc-passwd.xml"} {
-			_, err := c.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{Filename: "x.gpx", Content: fixture(t, name)}))
+		for _, name := range []string{fixtures.XMLBomb, fixtures.ClassicXXE} {
+			_, err := c.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{Filename: "x.gpx", Content: fixtures.Read(t, name)}))
 			require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err), name)
 			require.Equal(t, "content", errorInfo(t, err).Field)
 		}
 		_, err := c.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{Filename: "x.txt", Content: []byte("<gpx/>")}))
 		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
 		require.Equal(t, "filename", errorInfo(t, err).Field)
-		bad := strings.Replace(string(fixture(t, "long_brouter_oslo-trondheim_fastbike.gpx")), `lat="`, `lat="91`, 1)
+		bad := strings.Replace(string(fixtures.Read(t, fixtures.OsloTrondheim)), `lat="`, `lat="91`, 1)
 		_, err = c.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{Filename: "x.gpx", Content: []byte(bad)}))
 		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
 		require.Contains(t, err.Error(), "line")
 		_, err = c.UpdateTripSettings(ctx, connect.NewRequest(&roadbookv1.UpdateTripSettingsRequest{TripId: uuid.NewString(), Version: 1,
 			Settings: &roadbookv1.TripSettingsInput{MaxDistancePerDayKm: new(float64(500))}}))
 		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
-		require.Equal(t, "settings.max_distance_per_day_km", errorInfo(t, err).Field)
+		require.Equal(t, "settings.maxDistancePerDayKm", errorInfo(t, err).Field)
 		page, err := h.store.ListStreams(ctx, eventstore.ListQuery{Owner: "bob-hostile", Limit: 10})
 		require.NoError(t, err)
 		require.Empty(t, page.Streams)
@@ -269,8 +270,7 @@ func TestServer(t *testing.T) {
 		h := newHarness(t)
 		code, _ := get(t, h.http, h.url+"/readyz")
 		require.Equal(t, http.StatusOK, code)
-		h.nats.Shutdown()
-		h.nats.WaitForShutdown()
+		h.nats.Stop()
 		code, body := get(t, h.http, h.url+"/readyz")
 		require.Equal(t, http.StatusServiceUnavailable, code)
 		require.Contains(t, body, "nats")

@@ -21,14 +21,14 @@ func settingsPatch(in *roadbookv1.TripSettingsInput) (trip.SettingsPatch, error)
 	}
 	p.EbikeMode = in.EbikeMode
 	if in.StartDate != nil {
-		d, err := trip.ParseDate("settings.start_date", *in.StartDate)
+		d, err := trip.ParseDate("settings.startDate", *in.StartDate)
 		if err != nil {
 			return p, err
 		}
 		p.StartDate = &d
 	}
 	if in.EndDate != nil {
-		d, err := trip.ParseDate("settings.end_date", *in.EndDate)
+		d, err := trip.ParseDate("settings.endDate", *in.EndDate)
 		if err != nil {
 			return p, err
 		}

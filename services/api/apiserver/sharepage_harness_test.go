@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,15 +13,14 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/roadbook/roadbook/domain/pacing"
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
-	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/testkit/fixtures"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // browserAPI is the share page tests' own server: the API on pgtest and an
@@ -54,13 +52,8 @@ func newBrowserAPI(t *testing.T, configure func(*apiserver.Config)) *browserAPI 
 // embedded NATS, and the issuer its verifier trusts.
 func browserConfig(t *testing.T) (apiserver.Config, *auth.HS256Issuer) {
 	t.Helper()
-	ctx := context.Background()
-	store, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-	require.NoError(t, err)
-	require.NoError(t, store.Migrate(ctx))
-	t.Cleanup(store.Close)
-
-	_, nc := embeddedNATS(t)
+	store := testkit.Store(t)
+	_, nc := testkit.NATS(t)
 
 	iss, err := auth.NewHS256Issuer("dev", []byte(strings.Repeat("s", 32)), "roadbook-dev")
 	require.NoError(t, err)
@@ -92,7 +85,7 @@ func withToken(tok string) connect.ClientOption {
 
 // sharedTrip is a trip a user built from the 627 km Oslo → Trondheim
 // fixture: uploaded through the API, its stages recorded the way the
-// stages worker does (domain/pacing, tripstore.System()), shared.
+// stages worker does (testkit.ComputeStages), shared.
 type sharedTrip struct {
 	id, code string
 	state    trip.State
@@ -110,40 +103,17 @@ func (h *browserAPI) plannedTrip(t *testing.T, user, title string, days int, sha
 		start := trip.MustDate("2031-06-02")
 		settings.StartDate, settings.EndDate = new(start.String()), new(start.AddDays(days-1).String())
 	}
-	gpx, err := os.ReadFile("testdata/long_brouter_oslo-trondheim_fastbike.gpx")
-	require.NoError(t, err)
+	gpx := fixtures.Read(t, fixtures.OsloTrondheim)
 	created, err := trips.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{
 		Filename: "oslo.gpx", ContentType: "application/gpx+xml", Content: gpx, Title: title, Settings: settings}))
 	require.NoError(t, err)
 
 	id := uuid.MustParse(created.Msg.TripId)
-	l, err := h.trips.Load(ctx, tripstore.System(), id)
-	require.NoError(t, err)
-	pts, err := h.trips.Route(ctx, l.State.Route.Hash)
-	require.NoError(t, err)
-	st := l.State.Settings
-	ps := pacing.Settings{FatigueFactor: st.FatigueFactor, ElevationPenalty: st.ElevationPenaltyM,
-		MaxDistancePerDayKm: st.MaxDistancePerDayKm, AverageSpeedKmh: st.AverageSpeedKmH, DepartureHour: st.DepartureHour}
-	if !st.StartDate.IsZero() {
-		ps.StartDate, err = time.Parse(time.DateOnly, st.StartDate.String())
-		require.NoError(t, err)
-		ps.EndDate, err = time.Parse(time.DateOnly, st.EndDate.String())
-		require.NoError(t, err)
-	}
-	plan, err := pacing.Plan(pts, ps)
-	require.NoError(t, err)
-	var stages []trip.Stage
-	for _, p := range plan.Stages {
-		stages = append(stages, trip.Stage{RestDay: p.RestDay, Start: p.Start, End: p.End, Geometry: p.Geometry,
-			DistanceM: p.DistanceM, AscentM: p.AscentM, DescentM: p.DescentM, Origin: trip.OriginPaced})
-	}
-	res, err := h.trips.Execute(ctx, tripstore.System(), id, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages},
-		tripstore.Options{})
-	require.NoError(t, err)
-	out := sharedTrip{id: id.String(), state: res.State}
+	state := testkit.ComputeStages(t, h.trips, id)
+	out := sharedTrip{id: id.String(), state: state}
 	if share {
 		shares := roadbookv1connect.NewShareServiceClient(h.http, h.url, withToken(tok))
-		sh, err := shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: out.id, Version: res.State.Version}))
+		sh, err := shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: out.id, Version: state.Version}))
 		require.NoError(t, err)
 		out.code = sh.Msg.Share.Code
 	}

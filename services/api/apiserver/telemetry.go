@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // TracerName is the instrumentation scope of the API's spans.
@@ -35,18 +37,6 @@ func newTelemetry(tp trace.TracerProvider, log *slog.Logger) *telemetry {
 	return &telemetry{tracer: tp.Tracer(TracerName), log: log}
 }
 
-// correlationKey carries the call's correlation id in its context.
-type correlationKey struct{}
-
-// correlationID is the correlation id of the call in ctx (a fresh one
-// outside the interceptor, e.g. in a unit test calling a handler directly).
-func correlationID(ctx context.Context) string {
-	if id, ok := ctx.Value(correlationKey{}).(string); ok {
-		return id
-	}
-	return uuid.NewString()
-}
-
 // start extracts the caller's trace context, starts the server span and
 // binds a correlation id.
 func (t *telemetry) start(ctx context.Context, spec connect.Spec, header http.Header) (context.Context, trace.Span, string) {
@@ -61,7 +51,7 @@ func (t *telemetry) start(ctx context.Context, spec connect.Spec, header http.He
 		))
 	cid := uuid.NewString()
 	span.SetAttributes(attribute.String("roadbook.correlation_id", cid))
-	return context.WithValue(ctx, correlationKey{}, cid), span, cid
+	return tripstore.WithCorrelationID(ctx, cid), span, cid
 }
 
 // finish records the outcome on the span and logs the request.

@@ -18,7 +18,7 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // generousLimits lifts the per-user limits for tests that create many trips.
@@ -133,7 +133,7 @@ func TestTripService(t *testing.T) {
 		for _, b := range bad {
 			_, err := b.who.trips.ListTrips(ctx, connect.NewRequest(b.req))
 			require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
-			require.Equal(t, "page_token", errorInfo(t, err).Field)
+			require.Equal(t, "pageToken", errorInfo(t, err).Field)
 		}
 	})
 

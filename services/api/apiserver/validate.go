@@ -9,10 +9,14 @@ import (
 	"buf.build/go/protovalidate"
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/roadbook/roadbook/planner"
 )
 
 // validator runs protovalidate on every request before a handler sees it,
-// answering InvalidArgument naming the first field at fault.
+// answering InvalidArgument naming the first field at fault (by its JSON
+// name), and tells the call's context which message it received, so every
+// later refusal names fields the same way (fields.go).
 type validator struct {
 	v   protovalidate.Validator
 	log *slog.Logger
@@ -43,17 +47,18 @@ func (v *validator) check(ctx context.Context, msg any) error {
 		return connectError(ctx, v.log, err)
 	}
 	first := verr.Violations[0].Proto
-	field := protovalidate.FieldPathString(first.GetField())
+	field := jsonPath(m.ProtoReflect().Descriptor(), first.GetField())
 	msgs := make([]string, 0, len(verr.Violations))
 	for _, vi := range verr.Violations {
 		msgs = append(msgs, vi.String())
 	}
-	return connectError(ctx, v.log, &invalidError{Field: field, Message: strings.Join(msgs, "; ")})
+	return connectError(ctx, v.log, &planner.InvalidError{Field: field, Message: strings.Join(msgs, "; ")})
 }
 
 // WrapUnary implements connect.Interceptor.
 func (v *validator) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		ctx = withRequest(ctx, req.Any())
 		if err := v.check(ctx, req.Any()); err != nil {
 			return nil, err
 		}
@@ -84,5 +89,5 @@ func (c *validatingConn) Receive(msg any) error {
 	if err := c.StreamingHandlerConn.Receive(msg); err != nil {
 		return err
 	}
-	return c.v.check(c.ctx, msg)
+	return c.v.check(withRequest(c.ctx, msg), msg)
 }

@@ -9,20 +9,22 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/planner"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // watchService implements roadbookv1connect.WatchServiceHandler. Wake-ups
 // come from NATS core subscriptions on events.trip.<id>.> (the relay
 // publishes there) and from a slow poll of the store, so it works with or
 // without the relay; either way the store is what is read.
-type watchService struct{ *core }
+type watchService struct{ *shared }
 
 var _ roadbookv1connect.WatchServiceHandler = (*watchService)(nil)
 
@@ -65,18 +67,18 @@ func readResume(tok string) (int64, error) {
 			}
 		}
 	}
-	return 0, &invalidError{Field: "resume_token", Message: "is not a token from this stream"}
+	return 0, &planner.InvalidError{Field: "resumeToken", Message: "is not a token from this stream"}
 }
 
 func (s *watchService) WatchTrip(ctx context.Context, req *connect.Request[roadbookv1.WatchTripRequest], stream *connect.ServerStream[roadbookv1.WatchTripResponse]) error {
-	user, err := s.user(ctx)
-	if err != nil {
-		return err
-	}
 	m := req.Msg
-	id, err := tripID(m.TripId)
+	user, err := planner.Caller(ctx)
 	if err != nil {
 		return s.fail(ctx, err)
+	}
+	id, err := uuid.Parse(m.TripId)
+	if err != nil {
+		return s.fail(ctx, &planner.InvalidError{Field: "tripId", Message: "must be a UUID"})
 	}
 	wake := make(chan struct{}, 1)
 	sub, err := s.cfg.NATS.Subscribe("events.trip."+id.String()+".>", func(*nats.Msg) {

@@ -9,8 +9,8 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
-	"github.com/roadbook/roadbook/services/api/auth"
 	"github.com/roadbook/roadbook/services/mcp/internal/tools"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/services/mcp/internal/tools"
 )
 

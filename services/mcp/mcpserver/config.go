@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/roadbook/roadbook/services/api/auth"
+	"github.com/roadbook/roadbook/auth"
 )
 
 // ServiceIssuer mints the service credential the MCP service calls the API
@@ -58,12 +58,19 @@ type Config struct {
 	// AuthorizationServers are the issuers named in the protected-resource
 	// metadata (RFC 9728).
 	AuthorizationServers []string
-	// HMACKeys sign list cursors and confirmation tokens: key id → key of at
-	// least 32 bytes, shared by every replica. Required.
+	// HMACKeys sign list cursors (and confirmation tokens, unless
+	// ConfirmKeys is set): key id → key of at least 32 bytes, shared by
+	// every replica. Required.
 	HMACKeys map[string][]byte
 	// CurrentKeyID is the key that signs; the others only verify (rotation).
 	// Empty is allowed when HMACKeys has exactly one key.
 	CurrentKeyID string
+	// ConfirmKeys sign the confirmation tokens of destructive calls, apart
+	// from the cursors, so either key set can be rotated (or leak) without
+	// the other; CurrentConfirmKeyID as CurrentKeyID. Empty: HMACKeys sign
+	// them too.
+	ConfirmKeys         map[string][]byte
+	CurrentConfirmKeyID string
 	// PublicBaseURL is this service's public origin, e.g.
 	// "https://mcp.roadbook.example"; the resource is PublicBaseURL + "/mcp".
 	// Required.
@@ -126,6 +133,17 @@ func (c *Config) defaults() error {
 		}
 		for id := range c.HMACKeys {
 			c.CurrentKeyID = id
+		}
+	}
+	if len(c.ConfirmKeys) == 0 {
+		c.ConfirmKeys, c.CurrentConfirmKeyID = c.HMACKeys, c.CurrentKeyID
+	}
+	if c.CurrentConfirmKeyID == "" {
+		if len(c.ConfirmKeys) != 1 {
+			return errors.New("mcpserver: Config.CurrentConfirmKeyID is required with several confirmation keys")
+		}
+		for id := range c.ConfirmKeys {
+			c.CurrentConfirmKeyID = id
 		}
 	}
 	if c.HTTPClient == nil {

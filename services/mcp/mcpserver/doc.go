@@ -1,5 +1,5 @@
 // Package mcpserver builds Roadbook's MCP service: the thirteen tools of
-// MCP.md over streamable HTTP at /mcp (and stdio), as an OAuth 2.1
+// docs/design/MCP.md over streamable HTTP at /mcp (and stdio), as an OAuth 2.1
 // protected resource. It is a client of the Connect API: every tool calls
 // the API with a service credential minted per call for the agent's user
 // (sub = the user, act = roadbook-mcp); the agent's own token is verified

@@ -28,7 +28,8 @@ const StdioTokenEnv = "ROADBOOK_MCP_TOKEN"
 // protected-resource metadata, and a stdio runner.
 type Server struct {
 	cfg         Config
-	keys        *seal.Keys
+	cursors     *seal.Keys
+	confirms    *seal.Keys
 	api         tools.API
 	defs        []*mcp.Tool
 	handler     http.Handler
@@ -42,12 +43,16 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	keys, err := seal.NewKeys(cfg.CurrentKeyID, cfg.HMACKeys)
+	cursors, err := seal.NewKeys(cfg.CurrentKeyID, cfg.HMACKeys)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
+	confirms, err := seal.NewKeys(cfg.CurrentConfirmKeyID, cfg.ConfirmKeys)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: confirmation keys: %w", err)
+	}
 	public, _ := url.Parse(strings.TrimRight(cfg.PublicBaseURL, "/"))
-	s := &Server{cfg: cfg, keys: keys, api: newAPI(&cfg), resource: ResourceURL(cfg.PublicBaseURL),
+	s := &Server{cfg: cfg, cursors: cursors, confirms: confirms, api: newAPI(&cfg), resource: ResourceURL(cfg.PublicBaseURL),
 		metadataURL: strings.TrimRight(cfg.PublicBaseURL, "/") + "/.well-known/oauth-protected-resource/mcp"}
 
 	// One SDK server for every HTTP session: the tools keep no state, the
@@ -91,7 +96,7 @@ func New(cfg Config) (*Server, error) {
 // newMCPServer builds an SDK server with the registry; fixed is the caller
 // of calls that carry no token info (stdio, or --no-auth).
 func (s *Server) newMCPServer(fixed *tools.Caller) (*mcp.Server, []tools.Tool, error) {
-	env := &tools.Env{API: s.api, Keys: s.keys, Clock: s.cfg.Clock, Logger: s.cfg.Logger,
+	env := &tools.Env{API: s.api, Cursors: s.cursors, Confirmations: s.confirms, Clock: s.cfg.Clock, Logger: s.cfg.Logger,
 		Caller: func(req *mcp.CallToolRequest) (tools.Caller, bool) {
 			if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
 				return tools.Caller{UserID: req.Extra.TokenInfo.UserID, Scopes: req.Extra.TokenInfo.Scopes}, true

@@ -17,7 +17,7 @@ import (
 const TracerName = "github.com/roadbook/roadbook/services/mcp/mcpserver"
 
 // traceContext is the W3C Trace Context propagator (traceparent,
-// tracestate): the format the API continues (ARCHITECTURE: traces follow a
+// tracestate): the format the API continues (ARCHITECTURE §7: traces follow a
 // request from the agent's host through the API to the events it writes).
 var traceContext = propagation.TraceContext{}
 

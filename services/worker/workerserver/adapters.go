@@ -12,12 +12,12 @@ import (
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/fetch"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // routeFetcher adapts fetch.Fetcher to the consumers' RouteFetcher and
@@ -153,19 +153,17 @@ func providerStages(in []trip.Stage) []provider.Stage {
 	return out
 }
 
-// familyProvider is one rule family of provider.Analyzer as a
-// consumer.Provider: OSM (Overpass, one query per stage: the event families
-// of provider.OSMFamilies — traffic, surface, resupply, services, crossings,
-// culture) or weather (Open-Meteo: comfort and headwind). A failure makes
-// every event family it claims unavailable.
+// familyProvider is one data source of provider.Analyzer as a
+// consumer.Provider: OSM (Overpass, one query per stage, the six families of
+// trip.SourceFamilies(alert.FamilyOSM)) or weather (Open-Meteo: comfort and
+// headwind). A failure makes every family of the source unavailable.
 type familyProvider struct {
 	a      *provider.Analyzer
-	family alert.RuleFamily
-	events []string
+	source alert.RuleFamily
 }
 
 // Families implements consumer.Provider.
-func (p familyProvider) Families() []string { return p.events }
+func (p familyProvider) Families() []trip.Family { return trip.SourceFamilies(p.source) }
 
 // Analyze implements consumer.Provider.
 func (p familyProvider) Analyze(ctx context.Context, _ trip.State, stages []trip.Stage) (consumer.ProviderResult, error) {
@@ -174,7 +172,7 @@ func (p familyProvider) Analyze(ctx context.Context, _ trip.State, stages []trip
 		return consumer.ProviderResult{}, err
 	}
 	for _, av := range res.Availability {
-		if av.Family == p.family && av.Status != alert.StatusEvaluated {
+		if av.Family == p.source && av.Status != alert.StatusEvaluated {
 			return consumer.ProviderResult{}, &consumer.ProviderUnavailableError{Reason: av.Reason}
 		}
 	}
@@ -184,11 +182,7 @@ func (p familyProvider) Analyze(ctx context.Context, _ trip.State, stages []trip
 	}
 	out := consumer.ProviderResult{StageAlerts: map[string][]trip.Alert{}}
 	for _, a := range res.Alerts {
-		family := provider.EventFamily(a.Code)
-		if family == "" {
-			family = p.events[0]
-		}
-		ta := tripAlert(a, family)
+		ta := trip.AlertFrom(a)
 		if h, ok := hashByIndex[a.StageIndex]; ok && a.StageIndex != alert.TripWide {
 			out.StageAlerts[h] = append(out.StageAlerts[h], ta)
 			continue
@@ -196,18 +190,6 @@ func (p familyProvider) Analyze(ctx context.Context, _ trip.State, stages []trip
 		out.TripAlerts = append(out.TripAlerts, ta)
 	}
 	return out, nil
-}
-
-// tripAlert maps a provider alert to the trip's, in the given event family.
-func tripAlert(a alert.Alert, family string) trip.Alert {
-	t := trip.Alert{Code: string(a.Code), Severity: string(a.Severity), Message: a.Message, Family: family}
-	if a.HasPoint {
-		t.Location = &route.Point{Lat: a.Lat, Lon: a.Lon}
-	}
-	if a.Value != 0 {
-		t.Metrics = map[string]float64{"value": a.Value}
-	}
-	return t
 }
 
 // accommodationFinder searches and shortlists accommodations with Overpass.

@@ -13,15 +13,14 @@ import (
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
-	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // pacedTripWithWaypoint is a ~50 km trip with its stages recorded and one
@@ -35,7 +34,7 @@ func pacedTripWithWaypoint(t *testing.T, trips *tripstore.Store) (uuid.UUID, str
 	require.NoError(t, err)
 	l, err := trips.Load(ctx, tripstore.System(), id)
 	require.NoError(t, err)
-	stages, over, err := consumer.Plan(up.Points, *l.State.Route, l.State.Settings)
+	stages, over, err := trip.PlanStages(up.Points, *l.State.Route, l.State.Settings)
 	require.NoError(t, err)
 	_, err = trips.Execute(ctx, tripstore.System(), id, trip.RecordStagesComputed{For: l.State.StagesProgress.For, Stages: stages, OverCapacityDays: over}, tripstore.Options{})
 	require.NoError(t, err)
@@ -54,9 +53,7 @@ func TestDetourOutage(t *testing.T) {
 	t.Run("a routing engine that is down is retried, and when its deliveries run out the estimate stays", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		es, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-		require.NoError(t, err)
-		t.Cleanup(es.Close)
+		es := testkit.Store(t)
 		trips := tripstore.New(es, nil)
 		id, wid := pacedTripWithWaypoint(t, trips)
 		before, err := trips.Load(ctx, tripstore.System(), id)
@@ -78,7 +75,7 @@ func TestDetourOutage(t *testing.T) {
 		w, err := consumer.NewWorkers(consumer.WorkersConfig{Trips: trips, Detours: detourRouter{o}})
 		require.NoError(t, err)
 
-		j := job.Job{TripID: id, Kind: job.KindDetour, RequestEventID: uuid.New(), ComputedFor: wid}
+		j := job.New(id, uuid.New(), job.DetourFor{WaypointIDs: []string{wid}})
 		var last error
 		for delivery := uint64(1); delivery <= stream.MaxDeliver; delivery++ {
 			last = w.Handle(ctx, j, func() {})
@@ -87,7 +84,7 @@ func TestDetourOutage(t *testing.T) {
 			if delivery == stream.MaxDeliver {
 				want = consumer.Fail
 			}
-			require.Equal(t, want, consumer.Decide(last, delivery, stream.MaxDeliver).Action, "delivery %d: %v", delivery, last)
+			require.Equal(t, want, consumer.Settle(last, delivery, stream.MaxDeliver).Action, "delivery %d: %v", delivery, last)
 		}
 		require.ErrorIs(t, last, upstream.ErrCircuitOpen, "the breaker opened after two failures")
 		require.Equal(t, int32(2), hits.Load(), "an open breaker sends nothing")

@@ -16,8 +16,8 @@ import (
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // osrmServer answers GET /route/v1/bicycle/{lon},{lat};… in OSRM's

@@ -10,30 +10,42 @@ import (
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
 )
 
-// lazyPacer is a KV pacer bound on first use: New runs before JetStream may
-// be reachable (Run waits for it), and the shared bucket needs it. A failed
-// bind is retried by the next call rather than remembered.
-type lazyPacer struct {
-	js       jetstream.JetStream
-	key      string
-	interval time.Duration
+// lazy binds a NATS KV-backed value on first use: New runs before JetStream
+// may be reachable (Run waits for it), and the shared buckets need it. A
+// failed bind is retried by the next call rather than remembered.
+type lazy[T any] struct {
+	bind func(ctx context.Context) (T, error)
 
-	mu sync.Mutex
-	p  *upstream.KVPacer
+	mu    sync.Mutex
+	bound bool
+	v     T
 }
 
-func (l *lazyPacer) get(ctx context.Context) (*upstream.KVPacer, error) {
+func (l *lazy[T]) get(ctx context.Context) (T, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.p != nil {
-		return l.p, nil
+	if l.bound {
+		return l.v, nil
 	}
-	p, err := upstream.NewKVPacer(ctx, l.js, upstream.DefaultPacerBucket, l.key, l.interval)
+	v, err := l.bind(ctx)
 	if err != nil {
-		return nil, err
+		return v, err
 	}
-	l.p = p
-	return p, nil
+	l.v, l.bound = v, true
+	return v, nil
+}
+
+// lazyPacer is the application-wide KV pacer of one upstream (key), bound
+// on first use.
+type lazyPacer struct {
+	lazy[*upstream.KVPacer]
+	interval time.Duration
+}
+
+func newLazyPacer(js jetstream.JetStream, key string, interval time.Duration) *lazyPacer {
+	return &lazyPacer{interval: interval, lazy: lazy[*upstream.KVPacer]{bind: func(ctx context.Context) (*upstream.KVPacer, error) {
+		return upstream.NewKVPacer(ctx, js, upstream.DefaultPacerBucket, key, interval)
+	}}}
 }
 
 // Wait implements upstream.Pacer.
@@ -48,29 +60,14 @@ func (l *lazyPacer) Wait(ctx context.Context) error {
 // Interval implements upstream.Pacer.
 func (l *lazyPacer) Interval() time.Duration { return l.interval }
 
-// lazyCache is a KV cache bound on first use, for the same reason. Cache
-// errors are advisory (the client treats them as misses).
-type lazyCache struct {
-	js     jetstream.JetStream
-	bucket string
-	ttl    time.Duration
+// lazyCache is a shared KV cache, bound on first use. Cache errors are
+// advisory (the client treats them as misses).
+type lazyCache struct{ lazy[*upstream.KVCache] }
 
-	mu sync.Mutex
-	c  *upstream.KVCache
-}
-
-func (l *lazyCache) get(ctx context.Context) (*upstream.KVCache, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.c != nil {
-		return l.c, nil
-	}
-	c, err := upstream.NewKVCache(ctx, l.js, l.bucket, l.ttl, 0)
-	if err != nil {
-		return nil, err
-	}
-	l.c = c
-	return c, nil
+func newLazyCache(js jetstream.JetStream, bucket string, ttl time.Duration) *lazyCache {
+	return &lazyCache{lazy[*upstream.KVCache]{bind: func(ctx context.Context) (*upstream.KVCache, error) {
+		return upstream.NewKVCache(ctx, js, bucket, ttl, 0)
+	}}}
 }
 
 // Get implements upstream.Cache.

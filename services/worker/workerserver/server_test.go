@@ -11,18 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/testkit/fixtures"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // env is one worker against a fresh schema and an embedded NATS.
 type env struct {
 	store *postgres.Store
 	trips *tripstore.Store
-	nats  *pipelinetest.NATS
+	nats  *testkit.NATSServer
 	srv   *workerserver.Server
 	done  chan error
 	stop  context.CancelFunc
@@ -31,15 +32,8 @@ type env struct {
 func start(t *testing.T, mutate func(*workerserver.Config)) *env {
 	t.Helper()
 	ctx := context.Background()
-	es, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-	require.NoError(t, err)
-	t.Cleanup(es.Close)
-	n, err := pipelinetest.StartNATS(t.TempDir(), -1)
-	require.NoError(t, err)
-	t.Cleanup(n.Stop)
-	nc, err := pipelinetest.Connect(n.URL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	es := testkit.Store(t)
+	n, nc := testkit.NATS(t)
 	cfg := workerserver.Config{
 		Store: es, NATS: nc, Concurrency: 2, LeaseTTL: 2 * time.Second,
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -77,7 +71,7 @@ func TestPipeline(t *testing.T) {
 		t.Parallel()
 		e := start(t, nil)
 		ctx := context.Background()
-		up, err := pipelinetest.LoadUpload(ctx, e.trips, pipelinetest.LongGPX())
+		up, err := pipelinetest.LoadUpload(ctx, e.trips, fixtures.Bytes(fixtures.OsloTrondheim))
 		require.NoError(t, err)
 		require.Greater(t, up.Info.DistanceM, 600_000.0)
 		id, err := pipelinetest.CreateTrip(ctx, e.trips, "rider-1", up, trip.SettingsPatch{})
@@ -101,9 +95,9 @@ func TestPipeline(t *testing.T) {
 			total += s.DistanceM
 			require.True(t, s.Analyzed, "stage %d was analysed", s.Index)
 			require.LessOrEqual(t, s.DistanceM, 80_000.0+1, "stage %d within the cap", s.Index)
-			require.Equal(t, "available", s.Families["geometry"])
-			require.Equal(t, "not_configured", s.Families["weather"], "no weather provider: said so, not silent")
-			require.Equal(t, "not_configured", s.Families["resupply"])
+			require.Equal(t, trip.Available, s.Families["geometry"])
+			require.Equal(t, trip.NotConfigured, s.Families["weather"], "no weather provider: said so, not silent")
+			require.Equal(t, trip.NotConfigured, s.Families["resupply"])
 			for _, a := range s.Alerts {
 				if a.Family == "geometry" {
 					geometryAlerts++

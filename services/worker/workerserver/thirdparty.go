@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/roadbook/roadbook/domain/alert"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/fetch"
 	"github.com/roadbook/roadbook/services/worker/internal/gazetteer"
@@ -19,6 +18,7 @@ import (
 	"github.com/roadbook/roadbook/services/worker/internal/geocode/nominatim"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 	"github.com/roadbook/roadbook/services/worker/internal/upstream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // Geocoders Config.Geocoder accepts.
@@ -86,8 +86,8 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 			base = nominatim.PublicBaseURL
 		}
 		up, err := upstream.New("nominatim", upstream.WithBaseURL(base), upstream.WithUserAgent(ua),
-			upstream.WithPacer(&lazyPacer{js: js, key: "nominatim", interval: nominatim.PaceInterval}),
-			upstream.WithCache(&lazyCache{js: js, bucket: geocodeCacheBucket, ttl: nominatim.CacheTTL}),
+			upstream.WithPacer(newLazyPacer(js, "nominatim", nominatim.PaceInterval)),
+			upstream.WithCache(newLazyCache(js, geocodeCacheBucket, nominatim.CacheTTL)),
 			upstream.WithMetrics(m))
 		if err != nil {
 			return tp, fmt.Errorf("%w: NominatimURL: %w", ErrInvalidConfig, err)
@@ -119,7 +119,7 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 	}
 	f, err := fetch.New(fetch.Config{
 		KomootBaseURL: cfg.KomootURL, StravaBaseURL: cfg.StravaURL, RideWithGPSBaseURL: cfg.RideWithGPSURL,
-		UserAgent: ua, Metrics: m, Cache: &lazyCache{js: js, bucket: routeCacheBucket, ttl: fetch.CacheTTL},
+		UserAgent: ua, Metrics: m, Cache: newLazyCache(js, routeCacheBucket, fetch.CacheTTL),
 	}, opts...)
 	if err != nil {
 		return tp, fmt.Errorf("%w: route sources: %w", ErrInvalidConfig, err)
@@ -132,8 +132,8 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 	}
 	client := func(name, base string) (*upstream.Client, error) {
 		c, err := upstream.New(name, upstream.WithBaseURL(base), upstream.WithUserAgent(ua),
-			upstream.WithPacer(&lazyPacer{js: js, key: name, interval: interval}),
-			upstream.WithCache(&lazyCache{js: js, bucket: providerCache, ttl: time.Hour}),
+			upstream.WithPacer(newLazyPacer(js, name, interval)),
+			upstream.WithCache(newLazyCache(js, providerCache, time.Hour)),
 			upstream.WithTimeout(30*time.Second), upstream.WithMetrics(m))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s URL: %w", ErrInvalidConfig, name, err)
@@ -153,7 +153,7 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		// stage evaluates them all, so they are available, unavailable or
 		// not_configured together.
 		tp.providers = append(tp.providers, familyProvider{
-			a: &provider.Analyzer{Overpass: o, SkipAccommodations: true}, family: alert.FamilyOSM, events: provider.OSMFamilies()})
+			a: &provider.Analyzer{Overpass: o, SkipAccommodations: true}, source: alert.FamilyOSM})
 		tp.finder = accommodationFinder{o}
 	}
 	if cfg.OpenMeteoURL != "" {
@@ -165,7 +165,7 @@ func buildThirdParties(cfg Config, js jetstream.JetStream, trips *tripstore.Stor
 		if err != nil {
 			return tp, err
 		}
-		tp.providers = append(tp.providers, familyProvider{a: &provider.Analyzer{Weather: w}, family: alert.FamilyWeather, events: []string{"weather"}})
+		tp.providers = append(tp.providers, familyProvider{a: &provider.Analyzer{Weather: w}, source: alert.FamilyWeather})
 	}
 	if cfg.OSRMURL != "" {
 		c, err := client("osrm", cfg.OSRMURL)

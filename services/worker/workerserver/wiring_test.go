@@ -16,9 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 const testUA = "Roadbook-test/1 (tests@roadbook.example)"
@@ -172,10 +173,10 @@ func TestWiring(t *testing.T) {
 		id := createLine(t, e, "rider-p", trip.SettingsPatch{StartDate: &start})
 		waitTerminal(t, e.store, id)
 		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
-		codes, families := map[string]int{}, map[string]string{}
+		codes, families := map[string]int{}, map[string]trip.Family{}
 		for _, s := range st.Stages {
 			for _, f := range append(osmFamilies, "weather") {
-				require.Equal(t, "available", s.Families[f], "stage %d, family %s", s.Index, f)
+				require.Equal(t, trip.Available, s.Families[f], "stage %d, family %s", s.Index, f)
 			}
 			for _, a := range s.Alerts {
 				codes[a.Code]++
@@ -187,7 +188,7 @@ func TestWiring(t *testing.T) {
 		require.Equal(t, n, codes["traffic_primary_road"], "every stage runs on the trunk road: %v", codes)
 		require.Equal(t, n, codes["no_health_service"], "no health service anywhere: %v", codes)
 		require.Positive(t, codes["weather_comfort_low"], "38 °C, 90 %% humidity, rain: %v", codes)
-		want := map[string]string{
+		want := map[string]trip.Family{
 			"resupply_gap": "resupply", "water_gap": "resupply", "traffic_primary_road": "traffic",
 			"no_bike_shop": "services", "no_railway_station": "services", "no_health_service": "services",
 			"weather_comfort_low": "weather", "headwind": "weather",
@@ -228,10 +229,10 @@ func TestWiring(t *testing.T) {
 		require.Positive(t, overpassHits.Load())
 		for _, s := range st.Stages {
 			for _, f := range osmFamilies {
-				require.Equal(t, "unavailable", s.Families[f], "stage %d, family %s", s.Index, f)
+				require.Equal(t, trip.Unavailable, s.Families[f], "stage %d, family %s", s.Index, f)
 				require.Equal(t, "overpass: unavailable", s.FamilyReasons[f], "the reason is recorded with the family, in Roadbook's words")
 			}
-			require.Equal(t, "available", s.Families["weather"], "stage %d", s.Index)
+			require.Equal(t, trip.Available, s.Families["weather"], "stage %d", s.Index)
 			require.NotContains(t, s.FamilyReasons, "weather", "a family that ran has no reason")
 			for _, a := range s.Alerts {
 				require.NotContains(t, osmFamilies, a.Family, "no OSM finding without OSM data: %v", a)
@@ -247,7 +248,7 @@ func TestWiring(t *testing.T) {
 		waitTerminal(t, e.store, id)
 		st := waitFor(t, e.trips, id, func(st trip.State) bool { return st.Stages[0].Analyzed })
 		for _, f := range append(osmFamilies, "weather") {
-			require.Equal(t, "not_configured", st.Stages[0].Families[f], f)
+			require.Equal(t, trip.NotConfigured, st.Stages[0].Families[f], f)
 		}
 		_, err := e.trips.Execute(ctx, tripstore.User("rider-n"), id, trip.RescanAccommodations{Version: st.Version, RadiusM: 5000}, tripstore.Options{})
 		require.NoError(t, err)
@@ -278,7 +279,7 @@ func TestWiring(t *testing.T) {
 	t.Run("an unknown geocoder is refused naming it", func(t *testing.T) {
 		t.Parallel()
 		e := start(t, nil)
-		nc, err := pipelinetest.Connect(e.nats.URL())
+		nc, err := testkit.Connect(e.nats.URL())
 		require.NoError(t, err)
 		t.Cleanup(nc.Close)
 		_, err = workerserver.New(workerserver.Config{Store: e.store, NATS: nc, Geocoder: "google"})
@@ -287,8 +288,8 @@ func TestWiring(t *testing.T) {
 	})
 }
 
-// osmFamilies are the event families the Overpass rules evaluate.
-var osmFamilies = []string{"traffic", "surface", "resupply", "services", "crossings", "culture"}
+// osmFamilies are the rule families the Overpass rules evaluate.
+var osmFamilies = []trip.Family{"traffic", "surface", "resupply", "services", "crossings", "culture"}
 
 // createLine creates a ~100 km trip due north from Oslo (two stages at a
 // 60 km cap).

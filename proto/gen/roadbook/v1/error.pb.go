@@ -23,9 +23,10 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Code is the machine reason of an error, shared with the MCP service: the
-// MCP code is the value name without the CODE_ prefix, lowercased
-// (CODE_VERSION_CONFLICT is "version_conflict"), exactly the MCP.md list.
+// Code is the machine reason of an error, shared with the MCP service: each
+// value's MCP §8 error word (CODE_VERSION_CONFLICT is "version_conflict") is
+// in one table, package proto/errorcode, which the MCP service and the CLI
+// read and a test checks against this enum both ways.
 type Code int32
 
 const (
@@ -206,8 +207,10 @@ type ErrorInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The machine reason.
 	Code Code `protobuf:"varint,1,opt,name=code,proto3,enum=roadbook.v1.Code" json:"code,omitempty"`
-	// The request field at fault (protovalidate path, e.g.
-	// "settings.max_distance_per_day_km"), for invalid_argument.
+	// The request field at fault, for invalid_argument: a path of the
+	// request's JSON names (e.g. "settings.maxDistancePerDayKm",
+	// "stageIndexes[2]"), whichever check refused it; empty when no one field
+	// is at fault.
 	Field string `protobuf:"bytes,2,opt,name=field,proto3" json:"field,omitempty"`
 	// The trip's current version, for version_conflict (and any error on a
 	// trip, so a client can reload without another round trip).

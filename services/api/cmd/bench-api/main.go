@@ -27,17 +27,17 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-	natsserver "github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 
+	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
-	"github.com/roadbook/roadbook/services/api/auth"
-	"github.com/roadbook/roadbook/services/api/benchtrip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/testkit/benchtrip"
+	"github.com/roadbook/roadbook/testkit/fixtures"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 const baselinePath = "/bench.Baseline/GetTrip"
@@ -72,16 +72,12 @@ func run(clients int, duration time.Duration, stageCount int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	ns, err := natsserver.NewServer(&natsserver.Options{Port: -1, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
+	ns, err := testkit.StartNATS(dir, -1)
 	if err != nil {
 		return err
 	}
-	ns.Start()
-	defer ns.Shutdown()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		return fmt.Errorf("nats did not start")
-	}
-	nc, err := nats.Connect(ns.ClientURL())
+	defer ns.Stop()
+	nc, err := testkit.Connect(ns.URL())
 	if err != nil {
 		return err
 	}
@@ -101,7 +97,7 @@ func run(clients int, duration time.Duration, stageCount int) error {
 		return err
 	}
 
-	tripID, err := benchtrip.Create(ctx, tripstore.New(store, nil), "testdata/long_brouter_oslo-trondheim_fastbike.gpx", "bench", stageCount)
+	tripID, err := benchtrip.Create(ctx, tripstore.New(store, nil), fixtures.Bytes(fixtures.OsloTrondheim), "bench", stageCount)
 	if err != nil {
 		return err
 	}

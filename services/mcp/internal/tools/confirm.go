@@ -22,7 +22,7 @@ const confirmationTTL = 10 * time.Minute
 const confirmPurpose = "roadbook-mcp/confirmation/v1"
 
 // guarantee is what a confirmation by token does and does not mean, said in
-// every answer that carries one (ADR-080 §9).
+// every answer that carries one (ADR-080 §9, docs/design/adr/080-mcp-tools.md).
 const guarantee = "A confirmation token guarantees only that this impact was shown in the transcript and that the second call " +
 	"carries exactly the same arguments on the same trip version; it does not mean a person agreed. Ask the person before using it."
 
@@ -61,7 +61,7 @@ type confirmable struct {
 	act         func(ctx context.Context, version int64, key *string) (confirmOut, error)
 }
 
-// confirmFlow runs the two-step confirmation of MCP.md: without a token,
+// confirmFlow runs the two-step confirmation of MCP §7: without a token,
 // the impact and (where the client can ask its person) a direct question,
 // else a token; with a token, the act — only if the arguments are the ones
 // the token was issued for and the trip is still at the version the impact
@@ -94,7 +94,7 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 		return c.offerToken(x.tripID, v, digest, imp, nil)
 	}
 	var cl confirmClaims
-	switch err := c.env.Keys.Open(confirmPurpose, *x.token, c.env.Clock(), &cl); {
+	switch err := c.env.Confirmations.Open(confirmPurpose, *x.token, c.env.Clock(), &cl); {
 	case errors.Is(err, seal.ErrExpired):
 		return confirmOut{}, invalid("confirmationToken", "the confirmation token has expired: call "+c.tool.Name+" again without confirmationToken for a fresh impact")
 	case err != nil || cl.User != c.caller.UserID || cl.Tool != c.tool.Name:
@@ -150,7 +150,7 @@ func (c *call) moved(ctx context.Context, x confirmable, current int64) error {
 // caller, the tool, the argument digest and the version.
 func (c *call) offerToken(tripID string, version int64, digest string, imp *roadbookv1.Impact, args map[string]any) (confirmOut, error) {
 	exp := c.env.Clock().Add(confirmationTTL)
-	tok, err := c.env.Keys.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version}, exp)
+	tok, err := c.env.Confirmations.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version}, exp)
 	if err != nil {
 		return confirmOut{}, err
 	}
@@ -244,8 +244,8 @@ func updateTripSettings() Tool {
 			confirmSchema(s)
 			idempotencySchema(s)
 		},
-		fields: map[string]string{"settings.average_speed_km_per_h": "settings.averageSpeedKmh", "settings.enabled_accommodation_types": "settings.accommodationTypes",
-			"settings.enabled_accommodation_types.types": "settings.accommodationTypes"},
+		fields: map[string]string{"settings.averageSpeedKmPerH": "settings.averageSpeedKmh", "settings.enabledAccommodationTypes": "settings.accommodationTypes",
+			"settings.enabledAccommodationTypes.types": "settings.accommodationTypes"},
 	}, func(ctx context.Context, c *call, in updateTripSettingsIn) (confirmOut, error) {
 		req := func(version int64, validate bool, key *string) *roadbookv1.UpdateTripSettingsRequest {
 			return &roadbookv1.UpdateTripSettingsRequest{TripId: in.TripID, Version: version, Settings: in.Settings.pb(), Title: in.Title, ValidateOnly: validate, IdempotencyKey: key}

@@ -116,9 +116,7 @@ func editStages() Tool {
 			prop(s, "endPoint").Description = "insert: the new day's end; update: the day's new end"
 			idempotencySchema(s)
 		},
-		fields: map[string]string{"stage_index": "stageIndex", "to_index": "toIndex", "after_stage_index": "afterStageIndex",
-			"distance_km": "distanceKm", "start_point": "startPoint", "end_point": "endPoint",
-			"points.start_point": "startPoint", "points.end_point": "endPoint"},
+		fields: map[string]string{"points.startPoint": "startPoint", "points.endPoint": "endPoint"},
 	}, func(ctx context.Context, c *call, in editStagesIn) (TripOut, error) {
 		if err := judgeEdit(in); err != nil {
 			return TripOut{}, err

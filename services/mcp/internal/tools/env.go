@@ -27,8 +27,9 @@ type Env struct {
 	// API is the Connect clients; their interceptor mints the service
 	// credential for the Caller found in the call's context.
 	API API
-	// Keys sign cursors and confirmation tokens.
-	Keys *seal.Keys
+	// Cursors sign list cursors; Confirmations sign confirmation tokens
+	// (each with its own keys).
+	Cursors, Confirmations *seal.Keys
 	// Clock is the injectable clock (idempotency windows, token expiry).
 	Clock func() time.Time
 	// Logger receives one line per failed call.

@@ -15,10 +15,11 @@ import (
 	"connectrpc.com/connect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/roadbook/roadbook/proto/errorcode"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 )
 
-// The error codes of MCP.md, plus the two the transport needs.
+// The error codes of MCP §8, plus the two the transport needs.
 const (
 	CodeInvalidArgument      = "invalid_argument"
 	CodeNotFound             = "not_found"
@@ -46,7 +47,8 @@ const notFoundMessage = "not found: no such trip or stage for this user"
 // Error is a tool refusal as the agent reads it, the `error` member of the
 // result text.
 type Error struct {
-	// Code is one of the MCP.md codes.
+	// Code is one of the MCP §8 codes (proto/errorcode's words, and the
+	// transport's unauthenticated, permission_denied and internal).
 	Code string `json:"code"`
 	// Message is written by Roadbook; caller values in it are bounded and
 	// quoted, third-party text never appears.
@@ -147,7 +149,7 @@ func fromAPI(ce *connect.Error, t *Tool) Error {
 			}
 		}
 	}
-	if info == nil || info.GetCode() == roadbookv1.Code_CODE_UNSPECIFIED {
+	if info == nil || errorcode.Word(info.GetCode()) == "" {
 		switch ce.Code() {
 		case connect.CodeNotFound:
 			return Error{Code: CodeNotFound}
@@ -159,7 +161,7 @@ func fromAPI(ce *connect.Error, t *Tool) Error {
 		return Error{Code: CodeInternal, Message: "internal error"}
 	}
 	e := Error{
-		Code:    strings.ToLower(strings.TrimPrefix(info.GetCode().String(), "CODE_")),
+		Code:    errorcode.Word(info.GetCode()),
 		Message: bound(ce.Message(), 300),
 		Field:   t.argName(info.GetField()),
 	}
@@ -202,37 +204,14 @@ func unanswered(ce *connect.Error) bool {
 	return false
 }
 
-// argName maps an API field path (protovalidate, snake_case) to the tool's
-// argument name.
+// argName maps an API field path (ErrorInfo.field: the API's JSON names) to
+// the tool's argument name: the tool's own spelling where it differs, else
+// the same path.
 func (t *Tool) argName(field string) string {
-	if field == "" {
-		return ""
-	}
 	if n, ok := t.fields[field]; ok {
 		return n
 	}
-	parts := strings.Split(field, ".")
-	for i, p := range parts {
-		parts[i] = camel(p)
-	}
-	return strings.Join(parts, ".")
-}
-
-func camel(s string) string {
-	var b strings.Builder
-	up := false
-	for _, r := range s {
-		if r == '_' {
-			up = true
-			continue
-		}
-		if up {
-			r = unicode.ToUpper(r)
-			up = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return field
 }
 
 // bound caps s at n bytes (on a rune boundary) and strips control

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/roadbook/roadbook/proto/errorcode"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 )
@@ -142,4 +143,26 @@ func resultError(t *testing.T, res *mcp.CallToolResult) Error {
 	}
 	require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &body))
 	return body.Error
+}
+
+func TestCodesAreTheAPIsWords(t *testing.T) {
+	t.Parallel()
+	mcp := []string{CodeInvalidArgument, CodeNotFound, CodeVersionConflict, CodePreconditionFailed, CodeLocked, CodeConflict,
+		CodeAlreadyRunning, CodeConfirmationRequired, CodeStaleCursor, CodeRateLimited, CodeUnavailable}
+	t.Run("every roadbook.v1.Code is one of the tools' codes, and back", func(t *testing.T) {
+		t.Parallel()
+		var words []string
+		for v := range roadbookv1.Code_name {
+			if w := errorcode.Word(roadbookv1.Code(v)); w != "" {
+				words = append(words, w)
+			}
+		}
+		require.ElementsMatch(t, mcp, words)
+	})
+	t.Run("the transport's own codes are no API code", func(t *testing.T) {
+		t.Parallel()
+		for _, c := range []string{CodeUnauthenticated, CodePermissionDenied, CodeInternal} {
+			require.Equal(t, roadbookv1.Code_CODE_UNSPECIFIED, errorcode.Of(c), c)
+		}
+	})
 }

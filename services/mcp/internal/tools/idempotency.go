@@ -7,9 +7,9 @@ import (
 	"github.com/roadbook/roadbook/services/mcp/internal/canonical"
 )
 
-// idempotencyWindowSeconds is the window a derived key lives in (ADR-080 §3):
-// the same call within it is the same key, so the API answers the replay
-// with the first answer.
+// idempotencyWindowSeconds is the window a derived key lives in (ADR-080 §3,
+// docs/design/adr/080-mcp-tools.md): the same call within it is the same
+// key, so the API answers the replay with the first answer.
 const idempotencyWindowSeconds = 300
 
 // idempotencyKey returns the caller's key when they sent one, else a key

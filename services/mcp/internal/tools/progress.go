@@ -41,7 +41,7 @@ func tripProgress(p Progress) progressReport {
 }
 
 // notifyProgress sends r as the one progress notification of this call when
-// the client supplied a progress token, and never otherwise. MCP.md
+// the client supplied a progress token, and never otherwise. MCP §5
 // ("Asynchronous work") makes it a courtesy: no tool waits and nothing
 // depends on it — the agent's loop through next is the progress bar — so a
 // notification that cannot be delivered is logged and the call still

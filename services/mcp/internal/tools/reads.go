@@ -148,7 +148,7 @@ func listTrips() Tool {
 		}
 		if in.Cursor != nil && *in.Cursor != "" {
 			var st cursorState
-			err := c.env.Keys.Open(cursorPurpose, *in.Cursor, c.env.Clock(), &st)
+			err := c.env.Cursors.Open(cursorPurpose, *in.Cursor, c.env.Clock(), &st)
 			switch {
 			case errors.Is(err, seal.ErrExpired):
 				return listTripsOut{}, &Error{Code: CodeStaleCursor, Field: "cursor", Message: "the cursor has expired: restart from the first page (call list_trips without cursor)", Next: &Next{Tool: "list_trips", Arguments: query, Why: "restart from the first page"}}
@@ -176,7 +176,7 @@ func listTrips() Tool {
 			})
 		}
 		if tok := resp.Msg.GetNextPageToken(); tok != "" {
-			cur, err := c.env.Keys.Seal(cursorPurpose, cursorState{User: c.caller.UserID, Query: qd, Generation: gen, Page: tok}, c.env.Clock().Add(cursorTTL))
+			cur, err := c.env.Cursors.Seal(cursorPurpose, cursorState{User: c.caller.UserID, Query: qd, Generation: gen, Page: tok}, c.env.Clock().Add(cursorTTL))
 			if err != nil {
 				return listTripsOut{}, err
 			}
@@ -233,7 +233,6 @@ func getStage() Tool {
 			tripIDSchema(s)
 			indexSchema(s, "stageIndex", "0-based day index, as get_trip lists them")
 		},
-		fields: map[string]string{"stage_index": "stageIndex"},
 	}, func(ctx context.Context, c *call, in getStageIn) (StageOut, error) {
 		resp, err := c.env.API.Trips.GetStage(ctx, connect.NewRequest(&roadbookv1.GetStageRequest{TripId: in.TripID, StageIndex: uint32(in.StageIndex)}))
 		if err != nil {

@@ -27,8 +27,8 @@ type Tool struct {
 	// outType is the Go type of the tool's results, whose soundness
 	// (SoundOutput) Register checks instead of validating every result.
 	outType reflect.Type
-	// fields maps API (protovalidate) field paths to this tool's argument
-	// names, for errors; unlisted paths are camel-cased.
+	// fields maps API field paths (JSON names) to this tool's argument
+	// names where they differ, for errors; other paths are the tool's own.
 	fields map[string]string
 	run    func(ctx context.Context, c *call, raw json.RawMessage) (any, error)
 	// valid remembers arguments this tool accepted (shared by copies).

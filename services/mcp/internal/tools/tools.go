@@ -1,5 +1,5 @@
 // Package tools is the MCP service's one registry of tools: exactly the
-// thirteen of MCP.md, each a typed In/Out pair whose input schema is closed,
+// thirteen of MCP §1, each a typed In/Out pair whose input schema is closed,
 // each wrapping the Connect API with the caller's service credential. The
 // registry validates arguments (an undeclared key is refused by name),
 // derives idempotency keys, signs cursors and confirmation tokens, and maps

@@ -55,7 +55,7 @@ func createTrip() Tool {
 			settingsSchema(prop(s, "settings"))
 			idempotencySchema(s)
 		},
-		fields: map[string]string{"url": "sourceUrl", "content": "gpx", "filename": "gpx", "content_type": "gpx"},
+		fields: map[string]string{"url": "sourceUrl", "content": "gpx", "filename": "gpx", "contentType": "gpx"},
 	}, func(ctx context.Context, c *call, in createTripIn) (createTripOut, error) {
 		switch {
 		case in.SourceURL != nil && in.GPX != nil:
@@ -150,7 +150,6 @@ func analyzeTrip() Tool {
 			si.Items.Minimum, si.Items.Maximum = f64(0), f64(999)
 			idempotencySchema(s)
 		},
-		fields: map[string]string{"stage_indexes": "stageIndexes"},
 	}, func(ctx context.Context, c *call, in analyzeTripIn) (analyzeTripOut, error) {
 		key, err := c.idempotencyKey(in.IdempotencyKey)
 		if err != nil {
@@ -213,7 +212,6 @@ func addWaypoint() Tool {
 			cat.Pattern, cat.Description = "^[a-z][a-z0-9_]{0,63}$", "free lowercase category, e.g. water"
 			idempotencySchema(s)
 		},
-		fields: map[string]string{"stage_index": "stageIndex"},
 	}, func(ctx context.Context, c *call, in addWaypointIn) (addWaypointOut, error) {
 		key, err := c.idempotencyKey(in.IdempotencyKey)
 		if err != nil {
@@ -265,7 +263,6 @@ func chooseAccommodation() Tool {
 			a.MinLength, a.MaxLength, a.Description = intp(1), intp(128), "id of a candidate from get_stage's accommodations"
 			idempotencySchema(s)
 		},
-		fields: map[string]string{"stage_index": "stageIndex", "accommodation_id": "accommodationId"},
 	}, func(ctx context.Context, c *call, in chooseAccommodationIn) (StageOut, error) {
 		key, err := c.idempotencyKey(in.IdempotencyKey)
 		if err != nil {

@@ -2,19 +2,11 @@ package consumer
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
-)
-
-// Availability words of RecordAccommodationsFound.
-const (
-	accAvailable     = "available"
-	accNotConfigured = "not_configured"
-	accUnavailable   = "unavailable"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // searchAccommodations runs one AccommodationsRequested: the finder's
@@ -23,29 +15,26 @@ const (
 // recorded not_configured — never a silent empty list. A failing provider
 // is retried (a transient error); its last delivery records unavailable.
 func (w *Workers) searchAccommodations(ctx context.Context, j job.Job, progress func()) error {
-	radius, indexes, err := job.ParseAccommodationsFor(j.ComputedFor)
-	if err != nil {
-		return err
-	}
+	search := j.Accommodations()
 	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
 	if err != nil {
 		return err
 	}
-	stages := requestedStages(l.State, indexes)
+	stages := requestedStages(l.State, search.StageIndexes)
 	if len(stages) == 0 {
 		return nil // nothing left to search for
 	}
-	cmd := trip.RecordAccommodationsFound{RadiusM: radius, Availability: accNotConfigured}
+	cmd := trip.RecordAccommodationsFound{RadiusM: search.RadiusM, Availability: trip.NotConfigured}
 	var found map[string][]trip.Accommodation
 	if w.finder != nil {
-		found, err = w.finder.FindAccommodations(ctx, l.State, stages, radius)
+		found, err = w.finder.FindAccommodations(ctx, l.State, stages, search.RadiusM)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			return err
 		}
-		cmd.Availability = accAvailable
+		cmd.Availability = trip.Available
 	}
 	progress()
 	for _, s := range stages {
@@ -55,7 +44,7 @@ func (w *Workers) searchAccommodations(ctx context.Context, j job.Job, progress 
 		}
 		cmd.Stages = append(cmd.Stages, trip.FoundAccommodations{Stage: trip.StageRef{Index: s.Index, ContentHash: s.ContentHash}, Candidates: cands})
 	}
-	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, "accommodations", j.ComputedFor))
+	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, "accommodations", job.ComputedFor(j.For)))
 	return err
 }
 
@@ -73,18 +62,15 @@ func requestedStages(st trip.State, indexes []int) []trip.Stage {
 // accommodationsFailed records the search as unavailable after its last
 // delivery, so the trip says why it has no candidates.
 func (w *Workers) accommodationsFailed(ctx context.Context, j job.Job, cause error) error {
-	radius, indexes, err := job.ParseAccommodationsFor(j.ComputedFor)
-	if err != nil {
-		return errors.Join(cause, err)
-	}
+	search := j.Accommodations()
 	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
 	if err != nil {
 		return err
 	}
-	cmd := trip.RecordAccommodationsFound{RadiusM: radius, Availability: accUnavailable}
-	for _, s := range requestedStages(l.State, indexes) {
+	cmd := trip.RecordAccommodationsFound{RadiusM: search.RadiusM, Availability: trip.Unavailable}
+	for _, s := range requestedStages(l.State, search.StageIndexes) {
 		cmd.Stages = append(cmd.Stages, trip.FoundAccommodations{Stage: trip.StageRef{Index: s.Index, ContentHash: s.ContentHash}})
 	}
-	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, "accommodations-failed", j.ComputedFor))
+	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, "accommodations-failed", job.ComputedFor(j.For)))
 	return err
 }

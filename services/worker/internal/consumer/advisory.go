@@ -118,7 +118,7 @@ func (m *MaxDeliveries) handle(ctx context.Context, data []byte) {
 		if raw.Header != nil { // the failure event continues the job's trace
 			ctx = propagation.TraceContext{}.Extract(ctx, natsCarrier(raw.Header))
 		}
-		if ferr := m.handler.RecordFailure(ctx, j, ErrLastDeliveryLost, true); ferr != nil && Decide(ferr, 0, 0).Action != Ack {
+		if ferr := m.handler.RecordFailure(ctx, j, ErrLastDeliveryLost, true); ferr != nil && Settle(ferr, 0, 0).Action != Ack {
 			log.Error("max-deliveries advisory: recording the failure failed; the reconciler will retry", slog.Any("error", ferr))
 			return
 		}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
-	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // failures records RecordFailure calls.
@@ -45,7 +45,7 @@ func TestMaxDeliveriesAdvisory(t *testing.T) {
 	t.Run("a job whose last delivery was never answered is failed and deleted", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		n, err := pipelinetest.StartNATS(t.TempDir(), -1)
+		n, err := testkit.StartNATS(t.TempDir(), -1)
 		require.NoError(t, err)
 		t.Cleanup(n.Stop)
 		nc, err := nats.Connect(n.URL())
@@ -64,7 +64,7 @@ func TestMaxDeliveriesAdvisory(t *testing.T) {
 		require.NoError(t, adv.Start(ctx))
 		t.Cleanup(func() { _ = adv.Stop() })
 
-		j := job.Job{TripID: uuid.New(), Kind: job.KindAnalysis, RequestEventID: uuid.New(), ComputedFor: uuid.NewString()}
+		j := job.New(uuid.New(), uuid.New(), job.AnalysisFor{AnalysisID: uuid.NewString()})
 		data, err := j.Encode()
 		require.NoError(t, err)
 		_, err = js.Publish(ctx, job.Subject(j.Kind, j.TripID), data)

@@ -10,43 +10,10 @@ import (
 	"time"
 
 	"github.com/roadbook/roadbook/domain/alert"
-	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
-
-// Availability words of the event contract.
-const (
-	available     = "available"
-	notConfigured = "not_configured"
-	unavailable   = "unavailable"
-)
-
-// offlineFamilies are the event rule families alert.Evaluate covers.
-var offlineFamilies = []string{"geometry", "daylight", "pacing", "calendar"}
-
-// providerFamily are the families only a data provider can evaluate.
-var providerFamily = map[string]bool{
-	"traffic": true, "surface": true, "resupply": true, "services": true,
-	"crossings": true, "culture": true, "weather": true,
-}
-
-// codeFamily is the event family of each offline alert code.
-var codeFamily = map[alert.Code]string{
-	alert.CodeContinuityGapCritical:      "geometry",
-	alert.CodeContinuityGapWarning:       "geometry",
-	alert.CodeElevationGain:              "geometry",
-	alert.CodeSteepGradient:              "geometry",
-	alert.CodeEbikeRangeExceeded:         "geometry",
-	alert.CodeSunsetArrivalAfterTwilight: "daylight",
-	alert.CodeRestDaySuggested:           "pacing",
-	alert.CodePacingOverCapacity:         "pacing",
-	alert.CodeCalendarSunday:             "calendar",
-	alert.CodeCalendarPublicHoliday:      "calendar",
-	alert.CodeHeadwind:                   "weather",
-	alert.CodeWeatherComfortLow:          "weather",
-}
 
 // analyse runs one requested analysis in parts: the offline rules first
 // (AnalysisPartCompleted), then labels (LabelsResolved), then each data
@@ -58,7 +25,7 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 		return err
 	}
 	st := l.State
-	a, ok := findAnalysis(st, j.ComputedFor)
+	a, ok := findAnalysis(st, j.Analysis().AnalysisID)
 	if !ok || a.Status != trip.ComputationRequested {
 		return nil // unknown, or already terminal: a redelivery
 	}
@@ -78,20 +45,22 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 		progress()
 	}
 
-	for f := range providerFamily {
-		res.families[f] = notConfigured
+	for _, f := range trip.Families() {
+		if f.Provided() {
+			res.families[f] = trip.NotConfigured
+		}
 	}
 	if res.reasons == nil {
-		res.reasons = map[string]string{}
+		res.reasons = map[trip.Family]string{}
 	}
 	for _, p := range w.providers {
 		pr, err := p.Analyze(ctx, st, present)
-		status := available
+		status := trip.Available
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			status = unavailable
+			status = trip.Unavailable
 			w.logger.Warn("data provider unavailable", slog.String("trip_id", j.TripID.String()), slog.Any("families", p.Families()), slog.Any("error", err))
 		}
 		for _, f := range p.Families() {
@@ -151,7 +120,7 @@ func (w *Workers) label(ctx context.Context, j job.Job, step string, stages []tr
 		}
 		cmd = trip.RecordLabelsUnavailable{Stages: refs, Reason: reason, Geocoder: geocoder}
 	}
-	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, step, j.ComputedFor))
+	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, step, job.ComputedFor(j.For)))
 	if err != nil && !isDuplicate(err) {
 		w.logger.Warn("recording labels failed", slog.String("trip_id", j.TripID.String()), slog.Any("error", err))
 	}
@@ -180,9 +149,9 @@ func unlabelledStages(st trip.State) []trip.Stage {
 type offlineResult struct {
 	byHash   map[string][]trip.Alert
 	trip     []trip.Alert
-	families map[string]string
+	families map[trip.Family]trip.Availability
 	// reasons say why, for the unavailable families.
-	reasons map[string]string
+	reasons map[trip.Family]string
 }
 
 // offline runs alert.Evaluate over every current stage (the rules look at
@@ -190,11 +159,11 @@ type offlineResult struct {
 // for a dated stage, the date rules are reported unavailable and the rest
 // still run.
 func (w *Workers) offline(st trip.State) (offlineResult, error) {
-	res := offlineResult{byHash: map[string][]trip.Alert{}, families: map[string]string{}}
-	for _, f := range offlineFamilies {
-		res.families[f] = available
+	res := offlineResult{byHash: map[string][]trip.Alert{}, families: map[trip.Family]trip.Availability{}}
+	for _, f := range trip.SourceFamilies(alert.FamilyGeometry) {
+		res.families[f] = trip.Available
 	}
-	stages, dated := alertStages(st.Stages)
+	stages, dated := trip.AlertStages(st.Stages)
 	set := alert.Settings{AverageSpeedKmh: st.Settings.AverageSpeedKmH, DepartureHour: st.Settings.DepartureHour, EbikeMode: st.Settings.EbikeMode}
 	var zones alert.ZoneFinder
 	var zerr error
@@ -210,8 +179,8 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 		for i := range stages {
 			stages[i].Date = time.Time{}
 		}
-		res.families["daylight"], res.families["calendar"] = unavailable, unavailable
-		res.reasons = map[string]string{"daylight": "no time zone found for the stage ends", "calendar": "no time zone found for the stage ends"}
+		res.families[trip.FamilyDaylight], res.families[trip.FamilyCalendar] = trip.Unavailable, trip.Unavailable
+		res.reasons = map[trip.Family]string{trip.FamilyDaylight: "no time zone found for the stage ends", trip.FamilyCalendar: "no time zone found for the stage ends"}
 		alerts, err = alert.Evaluate(stages, set, nil)
 	}
 	if err != nil {
@@ -221,7 +190,7 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 		return res, err
 	}
 	for _, a := range alerts {
-		ta := tripAlert(a)
+		ta := trip.AlertFrom(a)
 		if a.StageIndex == alert.TripWide || a.StageIndex < 0 || a.StageIndex >= len(st.Stages) {
 			res.trip = append(res.trip, ta)
 			continue
@@ -231,7 +200,7 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 	}
 	if st.OverCapacityDays > 0 {
 		res.trip = append(res.trip, trip.Alert{
-			Code: string(alert.CodePacingOverCapacity), Severity: string(alert.SeverityCritical), Family: "pacing",
+			Code: string(alert.CodePacingOverCapacity), Severity: string(alert.SeverityCritical), Family: trip.FamilyOf(alert.CodePacingOverCapacity),
 			Message: fmt.Sprintf("the dates leave too few days for the daily cap: %d more riding days are needed", st.OverCapacityDays),
 			Metrics: map[string]float64{"extraDaysNeeded": float64(st.OverCapacityDays)},
 		})
@@ -241,7 +210,7 @@ func (w *Workers) offline(st trip.State) (offlineResult, error) {
 
 // forRefs builds the per-stage results of the requested refs: alerts and
 // families for stages the trip still has, and an empty result for content it
-// no longer has (Decide records those as superseded).
+// no longer has (trip.Decide records those as superseded).
 func (r offlineResult) forRefs(st trip.State, refs []trip.StageRef) []trip.StageAnalysis {
 	out := make([]trip.StageAnalysis, 0, len(refs))
 	for _, ref := range refs {
@@ -251,9 +220,9 @@ func (r offlineResult) forRefs(st trip.State, refs []trip.StageRef) []trip.Stage
 			sa.Alerts = slices.Clone(r.byHash[ref.ContentHash])
 			sa.Families = maps.Clone(r.families)
 			for f, why := range r.reasons {
-				if r.families[f] == unavailable {
+				if r.families[f] == trip.Unavailable {
 					if sa.Reasons == nil {
-						sa.Reasons = map[string]string{}
+						sa.Reasons = map[trip.Family]string{}
 					}
 					sa.Reasons[f] = why
 				}
@@ -284,47 +253,10 @@ func findAnalysis(st trip.State, id string) (trip.Analysis, bool) {
 	return trip.Analysis{}, false
 }
 
-// alertStages maps the trip's stages to the rule engine's view.
-func alertStages(in []trip.Stage) ([]alert.Stage, bool) {
-	out := make([]alert.Stage, len(in))
-	dated := false
-	for i, s := range in {
-		out[i] = alert.Stage{
-			Index: i, Date: dateTime(s.Date), Start: s.Start, End: s.End,
-			DistanceM: s.DistanceM, AscentM: s.AscentM, DescentM: s.DescentM,
-			RestDay: s.RestDay, Points: s.Geometry,
-		}
-		dated = dated || !s.Date.IsZero()
-	}
-	return out, dated
-}
-
-// tripAlert maps a rule engine alert to the trip's.
-func tripAlert(a alert.Alert) trip.Alert {
-	t := trip.Alert{Code: string(a.Code), Severity: string(a.Severity), Message: a.Message, Family: codeFamily[a.Code]}
-	if a.HasPoint {
-		t.Location = &route.Point{Lat: a.Lat, Lon: a.Lon}
-	}
-	if a.Value != 0 {
-		t.Metrics = map[string]float64{"value": a.Value}
-	}
-	if act := a.Action; act != nil {
-		switch act.Kind {
-		case alert.ActionSplitStage:
-			t.Action = &trip.AlertAction{Kind: "split_stage", AtDistanceM: act.AtKm * 1000}
-		case alert.ActionSetDepartureHour:
-			t.Action = &trip.AlertAction{Kind: "set_departure_hour", DepartureHour: act.DepartureHour}
-		case alert.ActionInsertRestDay:
-			t.Action = &trip.AlertAction{Kind: "add_rest_day", AfterIndex: max(a.StageIndex, 0)}
-		}
-	}
-	return t
-}
-
 // analysisFailed records AnalysisFailed.
 func (w *Workers) analysisFailed(ctx context.Context, j job.Job, cause error, retryable bool) error {
 	_, err := w.trips.Execute(ctx, tripstore.System(), j.TripID,
-		trip.RecordAnalysisFailed{AnalysisID: j.ComputedFor, Reason: cause.Error(), Retryable: retryable},
-		options(j, "analysis-failed", j.ComputedFor))
+		trip.RecordAnalysisFailed{AnalysisID: j.Analysis().AnalysisID, Reason: cause.Error(), Retryable: retryable},
+		options(j, "analysis-failed", j.Analysis().AnalysisID))
 	return err
 }

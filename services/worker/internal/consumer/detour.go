@@ -7,8 +7,8 @@ import (
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // ErrNoRoute is matched by a DetourRouter's answer when the routing engine
@@ -45,7 +45,7 @@ func (w *Workers) routeDetour(ctx context.Context, j job.Job, progress func()) e
 	if err != nil {
 		return err
 	}
-	for _, id := range job.ParseDetourFor(j.ComputedFor) {
+	for _, id := range j.Detour().WaypointIDs {
 		st, wp, ok := l.State.WaypointByID(id)
 		if !ok || !wp.DetourEstimated {
 			continue
@@ -89,7 +89,7 @@ func (w *Workers) detourFailed(j job.Job, cause error) error {
 // with waypoint empty, all it names).
 func detourAttrs(j job.Job, waypoint string, more ...any) []any {
 	if waypoint == "" {
-		waypoint = j.ComputedFor
+		waypoint = job.ComputedFor(j.For)
 	}
 	return append([]any{slog.String("trip_id", j.TripID.String()), slog.String("waypoint_id", waypoint)}, more...)
 }

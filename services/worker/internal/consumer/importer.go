@@ -7,8 +7,8 @@ import (
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // errNoFetcher: this worker was built without route fetchers.
@@ -73,19 +73,15 @@ func (w *Workers) fetch(ctx context.Context, src trip.Source) (trip.RouteInfo, [
 	return measure(info, r)
 }
 
-// measure fills the route facts the trip records.
+// measure fills the route facts the trip records (trip.MeasureRoute, as
+// for an upload), keeping a collection's tours.
 func measure(info trip.RouteInfo, r *route.Route) (trip.RouteInfo, []route.Point, error) {
 	if r == nil || len(r.Points) < 2 {
 		return info, nil, &PermanentError{ImportCode: trip.ImportEmptyRoute, Err: errors.New("the source's route has fewer than 2 points")}
 	}
-	info.PointCount = len(r.Points)
-	info.DistanceM = route.Length(r.Points)
-	info.ElevationKnown = r.ElevationKnown
-	if r.ElevationKnown {
-		info.AscentM, info.DescentM = route.Elevation(r.Points)
-	}
-	info.Title = capRunes(r.Title, trip.MaxTitleChars)
-	return info, r.Points, nil
+	m := trip.MeasureRoute(r)
+	m.Tours = info.Tours
+	return m, r.Points, nil
 }
 
 func elevationKnown(pts []route.Point) bool {
@@ -95,17 +91,6 @@ func elevationKnown(pts []route.Point) bool {
 		}
 	}
 	return len(pts) > 0
-}
-
-func capRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }
 
 // importFailed records RouteImportFailed with the code the error carries.

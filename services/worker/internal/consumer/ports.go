@@ -59,10 +59,9 @@ type AccommodationFinder interface {
 // families unavailable for the analysis; an unconfigured family is
 // not_configured — never a silent "no alerts".
 type Provider interface {
-	// Families are the event rule families it evaluates ("weather",
-	// "traffic", "surface", "resupply", "services", "crossings",
-	// "culture").
-	Families() []string
+	// Families are the rule families it evaluates (some of those
+	// trip.Family.Provided reports).
+	Families() []trip.Family
 	// Analyze evaluates the stages (rest days included) of the trip.
 	Analyze(ctx context.Context, t trip.State, stages []trip.Stage) (ProviderResult, error)
 }

@@ -127,7 +127,7 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 // process runs one message: decode, work with InProgress heartbeats, and
-// apply the one decision.
+// settle its fate (Settle).
 func (r *Runner) process(ctx context.Context, msg jetstream.Msg) {
 	start := time.Now()
 	delivered := uint64(1)
@@ -144,7 +144,7 @@ func (r *Runner) process(ctx context.Context, msg jetstream.Msg) {
 	if err == nil {
 		err = r.work(ctx, j, msg)
 	}
-	d := Decide(err, delivered, stream.MaxDeliver)
+	d := Settle(err, delivered, stream.MaxDeliver)
 	span.SetAttributes(attribute.String("roadbook.job.action", d.Action.String()))
 	if err != nil && d.Action != Ack {
 		span.SetStatus(codes.Error, err.Error())
@@ -164,7 +164,7 @@ func (r *Runner) process(ctx context.Context, msg jetstream.Msg) {
 		err = msg.NakWithDelay(d.Delay)
 	case Fail:
 		log.Warn("job failed; recording the failure", slog.Any("error", err))
-		if ferr := r.cfg.Handler.RecordFailure(ctx, j, err, d.Retryable); ferr != nil && Decide(ferr, 0, 0).Action != Ack {
+		if ferr := r.cfg.Handler.RecordFailure(ctx, j, err, d.Retryable); ferr != nil && Settle(ferr, 0, 0).Action != Ack {
 			log.Error("recording the failure failed; retrying the job", slog.Any("error", ferr))
 			err = msg.NakWithDelay(retryDelay(delivered))
 			break

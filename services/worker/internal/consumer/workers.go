@@ -10,14 +10,16 @@ import (
 
 	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/planner"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // Workers holds what the handlers need. Its zero value is not usable; build
 // it with NewWorkers.
 type Workers struct {
 	trips     *tripstore.Store
+	planner   *planner.Planner
 	fetcher   RouteFetcher
 	labeler   Labeler
 	providers []Provider
@@ -59,12 +61,16 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 			return nil, fmt.Errorf("consumer: WorkersConfig.Providers[%d] is nil or covers no rule family", i)
 		}
 		for _, f := range p.Families() {
-			if !providerFamily[f] {
+			if !f.Provided() {
 				return nil, fmt.Errorf("consumer: WorkersConfig.Providers[%d] covers %q, not a data-provider rule family", i, f)
 			}
 		}
 	}
-	w := &Workers{trips: cfg.Trips, fetcher: cfg.Fetcher, labeler: cfg.Labeler, providers: cfg.Providers, finder: cfg.Accommodations, router: cfg.Detours, logger: cfg.Logger, zones: cfg.Zones}
+	plan, err := planner.New(planner.Config{Trips: cfg.Trips, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	w := &Workers{trips: cfg.Trips, planner: plan, fetcher: cfg.Fetcher, labeler: cfg.Labeler, providers: cfg.Providers, finder: cfg.Accommodations, router: cfg.Detours, logger: cfg.Logger, zones: cfg.Zones}
 	if w.logger == nil {
 		w.logger = slog.New(slog.DiscardHandler)
 	}

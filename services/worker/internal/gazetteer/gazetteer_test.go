@@ -3,7 +3,6 @@ package gazetteer_test
 import (
 	"context"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/roadbook/roadbook/services/worker/internal/gazetteer"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
+	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
 var _ geocode.Geocoder = (*gazetteer.Gazetteer)(nil)
@@ -20,8 +20,7 @@ var _ geocode.Geocoder = (*gazetteer.Gazetteer)(nil)
 // fixture (a regexp is enough for BRouter's one-point-per-line output).
 func trackPoints(t *testing.T) [][2]float64 {
 	t.Helper()
-	b, err := os.ReadFile("testdata/long_brouter_oslo-trondheim_fastbike.gpx")
-	require.NoError(t, err)
+	b := fixtures.Read(t, fixtures.OsloTrondheim)
 	re := regexp.MustCompile(`<trkpt lon="([-0-9.]+)" lat="([-0-9.]+)"`)
 	var pts [][2]float64
 	for _, m := range re.FindAllSubmatch(b, -1) {

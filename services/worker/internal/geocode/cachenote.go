@@ -5,11 +5,6 @@ import (
 	"sync/atomic"
 )
 
-// HeaderCache is the reply header telling the API whether a geocoding answer
-// came from the shared cache ("hit") or cost a provider request ("miss"):
-// the API counts a user's geocode quota on misses only (DOMAIN §8).
-const HeaderCache = "Roadbook-Cache"
-
 // cacheNote collects, for one request, whether each lookup was cached.
 type cacheNote struct{ hits, misses atomic.Int32 }
 

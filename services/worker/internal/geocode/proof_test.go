@@ -19,9 +19,11 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+	"github.com/roadbook/roadbook/proto/geocoding"
 	"github.com/roadbook/roadbook/services/worker/internal/gazetteer"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode"
 	"github.com/roadbook/roadbook/services/worker/internal/geocode/nominatim/nominatimtest"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 // startWorkers builds ./testworker and runs n of them against one NATS.
@@ -69,10 +71,10 @@ func TestApplicationWideLimit(t *testing.T) {
 		t.Skip("runs three processes for over a minute")
 	}
 	t.Parallel()
-	s := startNATS(t)
+	s, _ := testkit.NATS(t)
 	fake := nominatimtest.New(gazetteerReverse(t))
 	defer fake.Close()
-	startWorkers(t, 3, s.ClientURL(), fake.URL, "-breaker-open", "2s", "-label-retry", "1s")
+	startWorkers(t, 3, s.URL(), fake.URL, "-breaker-open", "2s", "-label-retry", "1s")
 	nc := connect(t, s)
 
 	window := 60 * time.Second
@@ -90,15 +92,15 @@ func TestApplicationWideLimit(t *testing.T) {
 			for n := 0; time.Now().Before(deadline); n++ {
 				b, err := proto.Marshal(&roadbookv1.SearchPlacesRequest{Query: fmt.Sprintf("place %d-%d", c, n), Limit: 3})
 				require.NoError(t, err)
-				m, err := nc.Request(geocode.SubjectSearch, b, 12*time.Second)
+				m, err := nc.Request(geocoding.SubjectSearch, b, 12*time.Second)
 				switch {
 				case err != nil:
 					other.Add(1)
-				case m.Header.Get(geocode.HeaderError) == geocode.CodeRateLimited:
+				case geocoding.Read(m.Header).Err == geocoding.CodeRateLimited:
 					limited.Add(1)
-					require.NotEmpty(t, m.Header.Get(geocode.HeaderRetryAfter))
+					require.NotEmpty(t, m.Header.Get(geocoding.HeaderRetryAfter))
 					time.Sleep(300 * time.Millisecond)
-				case m.Header.Get(geocode.HeaderError) != "":
+				case m.Header.Get(geocoding.HeaderError) != "":
 					unavailable.Add(1)
 				default:
 					ok.Add(1)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,30 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
-)
-
-// NATS request-reply subjects the API sends geocoding requests to (bodies:
-// binary protobuf of roadbookv1 SearchPlacesRequest/Response and
-// ReversePlaceRequest/Response).
-const (
-	SubjectSearch  = "roadbook.geocode.search"
-	SubjectReverse = "roadbook.geocode.reverse"
-	// QueueGroup makes exactly one worker replica answer each request.
-	QueueGroup = "roadbook-geocode"
-)
-
-// Error reply headers (wave-2 wire convention): a reply carrying
-// HeaderError is an error; its body is a human-readable message.
-const (
-	HeaderError      = "Roadbook-Error"
-	HeaderRetryAfter = "Roadbook-Retry-After"
-)
-
-// MCP error codes a geocoding reply can carry (MCP.md).
-const (
-	CodeRateLimited     = "rate_limited"
-	CodeUnavailable     = "unavailable"
-	CodeInvalidArgument = "invalid_argument"
+	"github.com/roadbook/roadbook/proto/geocoding"
 )
 
 // ResponderOptions tunes a Responder. Zero values take the defaults.
@@ -87,17 +62,18 @@ func NewResponder(nc *nats.Conn, g Geocoder, opt ResponderOptions) (*Responder, 
 	return &Responder{nc: nc, g: g, opt: opt, log: log, sem: make(chan struct{}, opt.MaxInFlight)}, nil
 }
 
-// Start subscribes to both subjects in QueueGroup. Each request is served on
+// Start subscribes to both subjects of the contract (proto/geocoding) in its
+// queue group. Each request is served on
 // its own goroutine (bounded by MaxInFlight), because NATS runs a
 // subscription's callbacks one at a time and a search may wait seconds for
 // its rate-limit slot.
 func (r *Responder) Start(ctx context.Context) error {
 	r.ctx, r.stop = context.WithCancel(ctx)
 	for subj, serve := range map[string]func(context.Context, []byte) ([]byte, error){
-		SubjectSearch:  r.search,
-		SubjectReverse: r.reverse,
+		geocoding.SubjectSearch:  r.search,
+		geocoding.SubjectReverse: r.reverse,
 	} {
-		sub, err := r.nc.QueueSubscribe(subj, QueueGroup, func(m *nats.Msg) { r.dispatch(m, serve) })
+		sub, err := r.nc.QueueSubscribe(subj, geocoding.QueueGroup, func(m *nats.Msg) { r.dispatch(m, serve) })
 		if err != nil {
 			_ = r.Stop()
 			return fmt.Errorf("geocode: subscribing to %s: %w", subj, err)
@@ -144,26 +120,18 @@ func (r *Responder) dispatch(m *nats.Msg, serve func(context.Context, []byte) ([
 }
 
 // respond replies; a successful reply says whether it came from the shared
-// cache (HeaderCache), so the API charges the caller's quota on misses only.
+// cache, so the API charges the caller's quota on misses only.
 func (r *Responder) respond(m *nats.Msg, body []byte, err error, cached bool) {
 	reply := &nats.Msg{Subject: m.Reply, Data: body, Header: nats.Header{}}
-	if err == nil {
-		reply.Header.Set(HeaderCache, "miss")
-		if cached {
-			reply.Header.Set(HeaderCache, "hit")
-		}
-	}
+	head := geocoding.Reply{Cached: cached}
 	if err != nil {
-		code, after := ReplyError(err)
+		head.Err, head.RetryAfter = ReplyError(err)
 		reply.Data = []byte(err.Error())
-		reply.Header.Set(HeaderError, code)
-		if after > 0 {
-			reply.Header.Set(HeaderRetryAfter, strconv.Itoa(int(math.Ceil(after.Seconds()))))
-		}
-		if code == CodeUnavailable {
+		if head.Err == geocoding.CodeUnavailable {
 			r.log.Warn("geocode: request failed", "subject", m.Subject, "error", err)
 		}
 	}
+	head.Write(reply.Header)
 	if perr := r.nc.PublishMsg(reply); perr != nil {
 		r.log.Error("geocode: replying failed", "subject", m.Subject, "error", perr)
 	}
@@ -172,16 +140,16 @@ func (r *Responder) respond(m *nats.Msg, body []byte, err error, cached bool) {
 // ReplyError is the one translation of geocoding errors to the wire: an MCP
 // code and a Retry-After. A request that ran out of time waiting for its
 // slot is rate_limited (the line was busy), not unavailable.
-func ReplyError(err error) (code string, retryAfter time.Duration) {
+func ReplyError(err error) (code geocoding.Code, retryAfter time.Duration) {
 	switch {
 	case errors.Is(err, ErrInvalidArgument):
-		return CodeInvalidArgument, 0
+		return geocoding.CodeInvalidArgument, 0
 	case errors.Is(err, ErrRateLimited):
-		return CodeRateLimited, max(RetryAfter(err), time.Second)
+		return geocoding.CodeRateLimited, max(RetryAfter(err), time.Second)
 	case errors.Is(err, context.DeadlineExceeded):
-		return CodeRateLimited, 2 * time.Second
+		return geocoding.CodeRateLimited, 2 * time.Second
 	default:
-		return CodeUnavailable, max(RetryAfter(err), time.Second)
+		return geocoding.CodeUnavailable, max(RetryAfter(err), time.Second)
 	}
 }
 

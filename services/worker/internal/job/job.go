@@ -96,21 +96,32 @@ func MsgID(k Kind, requestEventID uuid.UUID) string {
 	return string(k) + ":" + requestEventID.String()
 }
 
-// Job is the payload of a job message (wire convention:
-// {"tripId","kind","requestEventId","computedFor"}). It names what to do,
-// never the data to do it with: the worker reads the trip's current state,
-// so a job delayed behind an edit computes for what the trip is now and the
-// trip records a result for vanished content as superseded.
+// Job is one job message. It names what to do, never the data to do it
+// with: the worker reads the trip's current state, so a job delayed behind
+// an edit computes for what the trip is now and the trip records a result
+// for vanished content as superseded.
 type Job struct {
+	TripID         uuid.UUID
+	Kind           Kind
+	RequestEventID uuid.UUID
+	// For says what the work is for, typed by kind (for.go): ImportFor,
+	// StagesFor, AnalysisFor, AccommodationsFor or DetourFor.
+	For Target
+}
+
+// New is the job of kind f.Kind() on a trip, requested by an event.
+func New(tripID, requestEventID uuid.UUID, f Target) Job {
+	return Job{TripID: tripID, Kind: f.Kind(), RequestEventID: requestEventID, For: f}
+}
+
+// wire is a job message's JSON payload (wire convention:
+// {"tripId","kind","requestEventId","computedFor"}): For travels as the one
+// computedFor string of its kind.
+type wire struct {
 	TripID         uuid.UUID `json:"tripId"`
 	Kind           Kind      `json:"kind"`
 	RequestEventID uuid.UUID `json:"requestEventId"`
-	// ComputedFor says what the work is for: the analysis id for analysis
-	// jobs, the pacing settings hash for a settings change, the route hash
-	// for an imported route, the source URL for an import, the radius in
-	// metres for an accommodations search, the waypoint ids for a detour
-	// (DetourFor).
-	ComputedFor string `json:"computedFor,omitempty"`
+	ComputedFor    string    `json:"computedFor,omitempty"`
 }
 
 // ErrInvalidJob is matched by every refusal of a malformed job message.
@@ -121,7 +132,7 @@ func (j Job) Encode() ([]byte, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(j)
+	return json.Marshal(wire{TripID: j.TripID, Kind: j.Kind, RequestEventID: j.RequestEventID, ComputedFor: j.For.computedFor()})
 }
 
 // Validate names the first thing wrong with a job.
@@ -133,15 +144,26 @@ func (j Job) Validate() error {
 		return fmt.Errorf("%w: kind %q is not one of import, stages, analysis, accommodations, detour", ErrInvalidJob, j.Kind)
 	case j.RequestEventID == uuid.Nil:
 		return fmt.Errorf("%w: requestEventId is missing", ErrInvalidJob)
+	case j.For == nil || j.For.Kind() != j.Kind:
+		return fmt.Errorf("%w: a %s job says what it is for as a %T", ErrInvalidJob, j.Kind, j.For)
 	}
 	return nil
 }
 
-// Decode parses and validates a job payload.
+// Decode parses and validates a job payload. The kind comes back even from
+// a payload refused for its computedFor, for the log line.
 func Decode(data []byte) (Job, error) {
-	var j Job
-	if err := json.Unmarshal(data, &j); err != nil {
+	var w wire
+	if err := json.Unmarshal(data, &w); err != nil {
 		return Job{}, fmt.Errorf("%w: %v", ErrInvalidJob, err)
+	}
+	j := Job{TripID: w.TripID, Kind: w.Kind, RequestEventID: w.RequestEventID}
+	if j.Kind.Valid() {
+		f, err := parseFor(j.Kind, w.ComputedFor)
+		if err != nil {
+			return j, err
+		}
+		j.For = f
 	}
 	return j, j.Validate()
 }

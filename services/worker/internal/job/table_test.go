@@ -36,7 +36,7 @@ func TestFor(t *testing.T) {
 		{"a waypoint added with an estimated detour is routed", "trip-" + trip.String(), &eventsv1.WaypointAdded{WaypointId: trip.String(), DetourEstimated: true}, KindDetour, true},
 		{"a waypoint added with a routed detour needs nothing", "trip-" + trip.String(), &eventsv1.WaypointAdded{WaypointId: trip.String()}, "", false},
 		{"a routed detour maps to nothing", "trip-" + trip.String(), &eventsv1.WaypointDetourRouted{WaypointId: trip.String()}, "", false},
-		{"computed stages map to nothing (Decide requests the analysis)", "trip-" + trip.String(), &eventsv1.StagesComputed{}, "", false},
+		{"computed stages map to nothing (trip.Decide requests the analysis)", "trip-" + trip.String(), &eventsv1.StagesComputed{}, "", false},
 		{"another aggregate's stream maps to nothing", "other-1", &eventsv1.RouteImported{RouteHash: hash}, "", false},
 	}
 	for _, c := range cases {
@@ -70,7 +70,7 @@ func TestFor(t *testing.T) {
 		require.Len(t, jobs, 2)
 		require.Equal(t, KindAnalysis, jobs[0].Kind)
 		require.Equal(t, KindDetour, jobs[1].Kind)
-		require.Equal(t, []string{w1, w2}, ParseDetourFor(jobs[1].ComputedFor))
+		require.Equal(t, DetourFor{WaypointIDs: []string{w1, w2}}, jobs[1].For)
 		require.NotEqual(t, MsgID(jobs[0].Kind, ev.ID), MsgID(jobs[1].Kind, ev.ID), "one message id per kind")
 		require.True(t, Awaited(KindAnalysis))
 		require.False(t, Awaited(KindDetour), "a detour has no terminal event: the estimate stands")
@@ -91,5 +91,40 @@ func TestFor(t *testing.T) {
 		require.Equal(t, "jobs.stages."+trip.String(), Subject(KindStages, trip))
 		require.Equal(t, "stages:"+req.String(), MsgID(KindStages, req))
 		require.Equal(t, "events.trip."+trip.String()+".StagesComputed", EventSubject(trip, "roadbook.events.v1.StagesComputed"))
+	})
+
+	t.Run("what a job is for is typed by its kind and travels as the one computedFor string", func(t *testing.T) {
+		t.Parallel()
+		req := uuid.New()
+		for _, tc := range []struct {
+			f    Target
+			wire string
+		}{
+			{ImportFor{SourceURL: "https://www.komoot.com/tour/1"}, "https://www.komoot.com/tour/1"},
+			{StagesFor{Hash: "ab12"}, "ab12"},
+			{AnalysisFor{AnalysisID: req.String()}, req.String()},
+			{AccommodationsFor{RadiusM: 5000}, "5000"},
+			{AccommodationsFor{RadiusM: 8000, StageIndexes: []int{0, 2}}, "8000/0,2"},
+			{DetourFor{WaypointIDs: []string{"w1", "w2"}}, "w1,w2"},
+		} {
+			j := New(trip, req, tc.f)
+			require.Equal(t, tc.f.Kind(), j.Kind)
+			data, err := j.Encode()
+			require.NoError(t, err)
+			require.JSONEq(t, `{"tripId":"`+trip.String()+`","kind":"`+string(j.Kind)+`","requestEventId":"`+req.String()+`","computedFor":"`+tc.wire+`"}`, string(data))
+			back, err := Decode(data)
+			require.NoError(t, err)
+			require.Equal(t, j, back)
+			require.Equal(t, tc.wire, ComputedFor(back.For))
+		}
+	})
+
+	t.Run("a computedFor its kind cannot read, or a target of another kind, is refused", func(t *testing.T) {
+		t.Parallel()
+		_, err := Decode([]byte(`{"tripId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","kind":"accommodations","requestEventId":"3f2504e0-4f89-11d3-9a0c-0305e82c3302","computedFor":"far"}`))
+		require.ErrorIs(t, err, ErrInvalidJob)
+		require.ErrorContains(t, err, "no radius")
+		_, err = Job{TripID: trip, Kind: KindStages, RequestEventID: uuid.New(), For: AnalysisFor{}}.Encode()
+		require.ErrorIs(t, err, ErrInvalidJob)
 	})
 }

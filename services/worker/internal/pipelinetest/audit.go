@@ -8,7 +8,7 @@ import (
 
 	"github.com/roadbook/roadbook/eventstore"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // Report is what Audit counted in one trip stream.

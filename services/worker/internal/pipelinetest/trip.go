@@ -1,27 +1,16 @@
 package pipelinetest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 
 	"github.com/google/uuid"
 
 	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/services/api/tripstore"
+	"github.com/roadbook/roadbook/tripstore"
 )
-
-// LongGPX is the path of the 627 km BRouter track Oslo–Trondheim in
-// domain/route's testdata (see domain/route/testdata/SOURCES.md for its
-// provenance), found from this source file so tests and `go run` in the
-// checkout read the same file.
-func LongGPX() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "../../../../domain/route/testdata/gpx/long_brouter_oslo-trondheim_fastbike.gpx")
-}
 
 // Upload is a parsed, stored GPX ready to create trips from.
 type Upload struct {
@@ -31,35 +20,25 @@ type Upload struct {
 	Points   []route.Point
 }
 
-// LoadUpload parses a GPX file and stores its points, as the API's upload
-// handler does before the trip exists.
-func LoadUpload(ctx context.Context, trips *tripstore.Store, path string) (Upload, error) {
-	f, err := os.Open(path)
+// LoadUpload parses a GPX document (a testkit fixture) and stores its
+// points, as the API's upload handler does before the trip exists.
+func LoadUpload(ctx context.Context, trips *tripstore.Store, gpx []byte) (Upload, error) {
+	r, err := route.ReadGPX(bytes.NewReader(gpx))
 	if err != nil {
-		return Upload{}, err
+		return Upload{}, fmt.Errorf("read the GPX: %w", err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Upload{}, err
-	}
-	r, err := route.ReadGPX(f)
-	if err != nil {
-		return Upload{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	return Store(ctx, trips, "upload.gpx", st.Size(), r.Title, r.Points, r.ElevationKnown)
+	return Store(ctx, trips, "upload.gpx", int64(len(gpx)), r.Title, r.Points, r.ElevationKnown)
 }
 
-// Store puts points in the blob store and measures them.
+// Store puts points in the blob store and measures them (trip.MeasureRoute,
+// as the upload does).
 func Store(ctx context.Context, trips *tripstore.Store, filename string, size int64, title string, pts []route.Point, eleKnown bool) (Upload, error) {
 	hash, err := trips.PutRoute(ctx, pts)
 	if err != nil {
 		return Upload{}, err
 	}
-	info := trip.RouteInfo{Hash: hash, PointCount: len(pts), DistanceM: route.Length(pts), ElevationKnown: eleKnown, Title: title}
-	if eleKnown {
-		info.AscentM, info.DescentM = route.Elevation(pts)
-	}
+	info := trip.MeasureRoute(&route.Route{Points: pts, ElevationKnown: eleKnown, Title: title})
+	info.Hash = hash
 	return Upload{Filename: filename, Size: size, Info: info, Points: pts}, nil
 }
 

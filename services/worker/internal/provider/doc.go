@@ -12,7 +12,7 @@
 // (gaps.go), bicycle shops within 2 km, stations within 10 km, health
 // services within 15 km (services.go), border, ferry and ford crossings
 // (crossings.go), cultural places within 500 m (culture.go), each in its
-// event family (EventFamily); the comfort index and the trip-wide headwind
+// rule family (trip.FamilyOf); the comfort index and the trip-wide headwind
 // alert. A provider that is off or failing marks its family
 // (alert.FamilyOSM, alert.FamilyWeather) unavailable with a reason — never
 // a silent "no alerts".

@@ -16,6 +16,7 @@ import (
 
 	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/domain/route"
+	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/services/worker/internal/provider"
 )
 
@@ -317,8 +318,8 @@ func TestOSMRules(t *testing.T) {
 			require.Len(t, got, tc.want, "%v", got)
 			for _, a := range got {
 				require.Zero(t, a.StageIndex)
-				require.Equal(t, provider.EventFamily(tc.code), provider.EventFamily(a.Code))
-				require.NotEmpty(t, provider.EventFamily(a.Code))
+				require.Equal(t, trip.FamilyOf(tc.code), trip.FamilyOf(a.Code))
+				require.Contains(t, trip.SourceFamilies(alert.FamilyOSM), trip.FamilyOf(a.Code))
 				if tc.check != nil {
 					tc.check(t, a)
 				}
@@ -381,15 +382,15 @@ func TestStageQuery(t *testing.T) {
 
 	t.Run("every OSM code belongs to one of the six OSM families", func(t *testing.T) {
 		t.Parallel()
-		fams := provider.OSMFamilies()
-		require.ElementsMatch(t, []string{"traffic", "surface", "resupply", "services", "crossings", "culture"}, fams)
+		fams := trip.SourceFamilies(alert.FamilyOSM)
+		require.ElementsMatch(t, []trip.Family{"traffic", "surface", "resupply", "services", "crossings", "culture"}, fams)
 		for _, c := range []alert.Code{
 			alert.CodeTrafficPrimaryRoad, alert.CodeRoughSurface, alert.CodeResupplyGap, alert.CodeWaterGap,
 			alert.CodeNoBikeShop, alert.CodeNoRailwayStation, alert.CodeNoHealthService,
 			alert.CodeBorderCrossing, alert.CodeFerryCrossing, alert.CodeFordCrossing, alert.CodeCulturalPOI,
 		} {
-			require.Contains(t, fams, provider.EventFamily(c), c)
+			require.Contains(t, fams, trip.FamilyOf(c), c)
 		}
-		require.Empty(t, provider.EventFamily(alert.CodeHeadwind), "weather is not an OSM family")
+		require.NotContains(t, fams, trip.FamilyOf(alert.CodeHeadwind), "weather is not an OSM family")
 	})
 }

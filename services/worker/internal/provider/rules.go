@@ -6,49 +6,6 @@ import (
 	"github.com/roadbook/roadbook/domain/alert"
 )
 
-// The event families of the OSM rules (DOMAIN §5), as the analysis reports
-// them per stage: one Overpass query per stage evaluates all six, so an
-// Overpass that is off or failing makes all six not_configured or
-// unavailable together — never a silent "no alerts".
-const (
-	// FamilyTraffic: traffic_primary_road.
-	FamilyTraffic = "traffic"
-	// FamilySurface: rough_surface.
-	FamilySurface = "surface"
-	// FamilyResupply: resupply_gap, water_gap.
-	FamilyResupply = "resupply"
-	// FamilyServices: no_bike_shop, no_railway_station, no_health_service.
-	FamilyServices = "services"
-	// FamilyCrossings: border_crossing, ferry_crossing, ford_crossing.
-	FamilyCrossings = "crossings"
-	// FamilyCulture: cultural_poi.
-	FamilyCulture = "culture"
-)
-
-// OSMFamilies are the event families the Overpass rules cover.
-func OSMFamilies() []string {
-	return []string{FamilyTraffic, FamilySurface, FamilyResupply, FamilyServices, FamilyCrossings, FamilyCulture}
-}
-
-// osmCodeFamily is the event family of each OSM alert code.
-var osmCodeFamily = map[alert.Code]string{
-	alert.CodeTrafficPrimaryRoad: FamilyTraffic,
-	alert.CodeRoughSurface:       FamilySurface,
-	alert.CodeResupplyGap:        FamilyResupply,
-	alert.CodeWaterGap:           FamilyResupply,
-	alert.CodeNoBikeShop:         FamilyServices,
-	alert.CodeNoRailwayStation:   FamilyServices,
-	alert.CodeNoHealthService:    FamilyServices,
-	alert.CodeBorderCrossing:     FamilyCrossings,
-	alert.CodeFerryCrossing:      FamilyCrossings,
-	alert.CodeFordCrossing:       FamilyCrossings,
-	alert.CodeCulturalPOI:        FamilyCulture,
-}
-
-// EventFamily is the event family of an OSM alert code, or "" for a code
-// the OSM rules do not raise.
-func EventFamily(c alert.Code) string { return osmCodeFamily[c] }
-
 // osmAlerts applies every OSM rule to one stage and what Along found.
 func osmAlerts(s Stage, feats []Feature) []alert.Alert {
 	t := newTrack(s.Points, trackStepM)

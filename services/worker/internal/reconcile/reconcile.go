@@ -14,9 +14,9 @@ import (
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // DefaultReader is the reconciler's cursor: the low watermark of the
@@ -215,7 +215,7 @@ func Waiting(st trip.State, j job.Job) bool {
 		return st.StagesProgress.Status == trip.ComputationRequested
 	case job.KindAnalysis:
 		for _, a := range st.Analyses {
-			if a.ID == j.ComputedFor {
+			if a.ID == j.Analysis().AnalysisID {
 				return a.Status == trip.ComputationRequested
 			}
 		}

@@ -9,12 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
-	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/reconcile"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 func TestReconciler(t *testing.T) {
@@ -22,15 +21,8 @@ func TestReconciler(t *testing.T) {
 	t.Run("a request without a terminal event is re-enqueued after the deadline, and forgotten once it ends", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		es, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-		require.NoError(t, err)
-		t.Cleanup(es.Close)
-		n, err := pipelinetest.StartNATS(t.TempDir(), -1)
-		require.NoError(t, err)
-		t.Cleanup(n.Stop)
-		nc, err := pipelinetest.Connect(n.URL())
-		require.NoError(t, err)
-		t.Cleanup(nc.Close)
+		es := testkit.Store(t)
+		_, nc := testkit.NATS(t)
 		js, err := jetstream.New(nc)
 		require.NoError(t, err)
 		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))

@@ -17,12 +17,12 @@ func TestWaiting(t *testing.T) {
 		t.Parallel()
 		wid := uuid.NewString()
 		st := trip.State{Exists: true, Stages: []trip.Stage{{Waypoints: []trip.Waypoint{{ID: wid, DetourEstimated: true}}}}}
-		require.False(t, reconcile.Waiting(st, job.Job{TripID: uuid.New(), Kind: job.KindDetour, RequestEventID: uuid.New(), ComputedFor: wid}))
+		require.False(t, reconcile.Waiting(st, job.New(uuid.New(), uuid.New(), job.DetourFor{WaypointIDs: []string{wid}})))
 	})
 	t.Run("an analysis still requested is waited for", func(t *testing.T) {
 		t.Parallel()
 		aid := uuid.NewString()
 		st := trip.State{Exists: true, Analyses: []trip.Analysis{{ID: aid, ComputationState: trip.ComputationState{Status: trip.ComputationRequested}}}}
-		require.True(t, reconcile.Waiting(st, job.Job{TripID: uuid.New(), Kind: job.KindAnalysis, RequestEventID: uuid.New(), ComputedFor: aid}))
+		require.True(t, reconcile.Waiting(st, job.New(uuid.New(), uuid.New(), job.AnalysisFor{AnalysisID: aid})))
 	})
 }

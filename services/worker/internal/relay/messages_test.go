@@ -38,6 +38,6 @@ func TestMessages(t *testing.T) {
 		require.Len(t, ids, 3, "JetStream dedups by message id: each message needs its own")
 		d, err := job.Decode(msgs[2].Msg.Data)
 		require.NoError(t, err)
-		require.Equal(t, []string{w1}, job.ParseDetourFor(d.ComputedFor))
+		require.Equal(t, job.DetourFor{WaypointIDs: []string{w1}}, d.For)
 	})
 }

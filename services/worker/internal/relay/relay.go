@@ -20,9 +20,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // Header names of relayed messages (wire convention).
@@ -74,9 +74,12 @@ type Config struct {
 
 // Relay tails the feed into JetStream.
 type Relay struct {
-	cfg       Config
-	tracer    trace.Tracer
-	notifier  eventstore.Notifier
+	cfg      Config
+	tracer   trace.Tracer
+	notifier eventstore.Notifier
+	// pager, when the store has one, says when committed events wait
+	// behind a transaction still running (eventstore.FeedPage.HeldBack).
+	pager     eventstore.FeedPager
 	active    atomic.Bool
 	published atomic.Int64
 	// pendingSince is when the oldest event read but not yet relayed was
@@ -116,6 +119,7 @@ func New(cfg Config) (*Relay, error) {
 	}
 	r := &Relay{cfg: cfg, tracer: cfg.TracerProvider.Tracer(TracerName)}
 	r.notifier, _ = cfg.Store.(eventstore.Notifier)
+	r.pager, _ = cfg.Store.(eventstore.FeedPager)
 	return r, nil
 }
 
@@ -165,20 +169,42 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 }
 
+// heldBackRetry is the first wait before reading again when the feed held
+// committed events back; it doubles while they stay held, up to
+// heldBackMaxRetry (or the poll interval, if shorter): a transaction left
+// open holds the feed until it ends, and the relay then reads at most about
+// 50 times a second (one small feed read each) and hands the events on
+// within 20 ms of its end. With the poll interval as the cap, a hop held a while
+// by another process's transaction waited up to 250 ms more after it ended.
+const (
+	heldBackRetry    = 250 * time.Microsecond
+	heldBackMaxRetry = 20 * time.Millisecond
+)
+
 // tail relays batches until ctx ends. Errors are retried: the cursor only
 // moves after acks, so a retry republishes what dedup then drops.
+//
+// Between batches it waits for the first of: a commit through this
+// process's store (the Notifier), the poll interval (commits by other
+// processes), or — when the last read said committed events are held back
+// behind a transaction still running — a short, growing retry. Without the
+// last, an event held back by another process's transaction (another
+// replica's append, any writer on the cluster) waited a whole poll interval
+// although it became readable a millisecond later: the p99 of the pipeline
+// hop was the poll interval (docs/BENCHMARKS.md, pipeline hop).
 func (r *Relay) tail(ctx context.Context) {
 	cursor, err := r.loadCursor(ctx)
 	if err != nil {
 		return
 	}
 	backoff := 50 * time.Millisecond
+	retry := heldBackRetry
 	for ctx.Err() == nil {
 		var wake <-chan struct{}
 		if r.notifier != nil {
 			wake = r.notifier.Notify() // before the read: no commit falls between
 		}
-		next, n, err := r.step(ctx, cursor)
+		next, n, held, err := r.step(ctx, cursor)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.cfg.Logger.Warn("relay batch failed; retrying", slog.Any("error", err), slog.Duration("backoff", backoff))
@@ -192,7 +218,14 @@ func (r *Relay) tail(ctx context.Context) {
 		if n == r.cfg.BatchSize {
 			continue // more is waiting
 		}
-		t := time.NewTimer(r.cfg.PollInterval)
+		wait := r.cfg.PollInterval
+		if held {
+			wait = min(retry, r.cfg.PollInterval)
+			retry = min(retry*2, heldBackMaxRetry)
+		} else {
+			retry = heldBackRetry
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 		case <-wake:
@@ -200,6 +233,17 @@ func (r *Relay) tail(ctx context.Context) {
 		}
 		t.Stop()
 	}
+}
+
+// read reads one batch of the feed after cursor, and whether the store held
+// committed events back (false for a store that never does).
+func (r *Relay) read(ctx context.Context, cursor eventstore.Cursor) ([]eventstore.RecordedEvent, eventstore.Cursor, bool, error) {
+	if r.pager != nil {
+		p, err := r.pager.ReadFeedPage(ctx, cursor, r.cfg.BatchSize)
+		return p.Events, p.Next, p.HeldBack, err
+	}
+	batch, next, err := r.cfg.Store.ReadFeed(ctx, cursor, r.cfg.BatchSize)
+	return batch, next, false, err
 }
 
 func (r *Relay) loadCursor(ctx context.Context) (eventstore.Cursor, error) {
@@ -217,28 +261,28 @@ func (r *Relay) loadCursor(ctx context.Context) (eventstore.Cursor, error) {
 
 // step relays one batch after cursor: publish everything, await every ack,
 // then save the cursor (never before), and only while still holding the
-// lease.
-func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.Cursor, int, error) {
-	batch, next, err := r.cfg.Store.ReadFeed(ctx, cursor, r.cfg.BatchSize)
+// lease. held reports that the read found committed events held back.
+func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.Cursor, int, bool, error) {
+	batch, next, held, err := r.read(ctx, cursor)
 	if err != nil {
-		return cursor, 0, fmt.Errorf("read feed: %w", err)
+		return cursor, 0, false, fmt.Errorf("read feed: %w", err)
 	}
 	if len(batch) == 0 {
 		r.pendingSince.Store(0)
-		return cursor, 0, nil
+		return cursor, 0, held, nil
 	}
 	r.pendingSince.Store(batch[0].RecordedAt.UnixNano())
 	if err := r.publish(ctx, batch); err != nil {
-		return cursor, 0, err
+		return cursor, 0, false, err
 	}
 	if r.cfg.AfterPublish != nil {
 		r.cfg.AfterPublish(batch)
 	}
 	if ctx.Err() != nil {
-		return cursor, 0, ctx.Err() // lease lost: the next holder saves
+		return cursor, 0, false, ctx.Err() // lease lost: the next holder saves
 	}
 	if err := r.cfg.Store.SaveCursor(ctx, r.cfg.Reader, next); err != nil {
-		return cursor, 0, fmt.Errorf("save cursor: %w", err)
+		return cursor, 0, false, fmt.Errorf("save cursor: %w", err)
 	}
 	r.published.Add(int64(len(batch)))
 	r.pendingSince.Store(0)
@@ -248,7 +292,7 @@ func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.
 	if r.cfg.OnRelayed != nil {
 		r.cfg.OnRelayed(batch)
 	}
-	return next, len(batch), nil
+	return next, len(batch), held, nil
 }
 
 // publish sends the batch in feed order (per-stream order holds on one

@@ -5,16 +5,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
-	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 func TestRelay(t *testing.T) {
@@ -22,15 +23,8 @@ func TestRelay(t *testing.T) {
 	t.Run("one relay is active, a standby takes over when it stops, and every event is published once", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		es, err := postgres.Open(ctx, pgtest.SchemaURL(t))
-		require.NoError(t, err)
-		t.Cleanup(es.Close)
-		n, err := pipelinetest.StartNATS(t.TempDir(), -1)
-		require.NoError(t, err)
-		t.Cleanup(n.Stop)
-		nc, err := pipelinetest.Connect(n.URL())
-		require.NoError(t, err)
-		t.Cleanup(nc.Close)
+		es := testkit.Store(t)
+		_, nc := testkit.NATS(t)
 		js, err := jetstream.New(nc)
 		require.NoError(t, err)
 		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
@@ -76,6 +70,50 @@ func TestRelay(t *testing.T) {
 		jinfo, err := jobs.Info(ctx)
 		require.NoError(t, err)
 		require.Equal(t, uint64(2), jinfo.State.LastSeq, "one stages job per trip")
+	})
+
+	t.Run("an event held back by another process's transaction is relayed when that ends, not at the next poll", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		es := testkit.Store(t)
+		_, nc := testkit.NATS(t)
+		js, err := jetstream.New(nc)
+		require.NoError(t, err)
+		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
+		l, err := relay.OpenLease(ctx, js, relay.DefaultLeaseBucket, "a", 10*time.Second)
+		require.NoError(t, err)
+		// A poll interval far beyond the test's patience: only a wake-up
+		// or the held-back retry can relay anything in time.
+		r, err := relay.New(relay.Config{Store: es, JS: js, Lease: l, PollInterval: time.Hour})
+		require.NoError(t, err)
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); require.NoError(t, r.Run(rctx)) }()
+		t.Cleanup(func() { cancel(); <-done })
+		require.Eventually(t, r.Active, 10*time.Second, 10*time.Millisecond)
+
+		// Another process's write transaction, begun before the append: it
+		// holds the feed's horizon, and its end wakes nobody.
+		other, err := pgx.Connect(ctx, pgtest.ServerURL())
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = other.Close(context.Background()) })
+		tx, err := other.Begin(ctx)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+		_, err = tx.Exec(ctx, `SELECT pg_current_xact_id()`) // takes a transaction id
+		require.NoError(t, err)
+
+		trips := tripstore.New(es, nil)
+		up, err := pipelinetest.Store(ctx, trips, "x.gpx", 10, "x", pipelinetest.Line(60, 10, 60.1, 10, 10), true)
+		require.NoError(t, err)
+		_, err = pipelinetest.CreateTrip(ctx, trips, "rider", up, trip.SettingsPatch{})
+		require.NoError(t, err)
+		time.Sleep(100 * time.Millisecond)
+		require.Zero(t, r.Published(), "the trip's events wait behind the open transaction")
+
+		require.NoError(t, tx.Commit(ctx))
+		require.Eventually(t, func() bool { return r.Published() == 2 }, 10*time.Second, 5*time.Millisecond,
+			"the relay reads again soon after a read that found events held back")
 	})
 
 	t.Run("a relay without a lease is refused", func(t *testing.T) {

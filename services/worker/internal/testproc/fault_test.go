@@ -17,11 +17,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/api/tripstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 var (
@@ -109,16 +109,14 @@ type fixture struct {
 	db    string
 	store *postgres.Store
 	trips *tripstore.Store
-	nats  *pipelinetest.NATS
+	nats  *testkit.NATSServer
 }
 
 func setup(t *testing.T) *fixture {
 	t.Helper()
-	db := pgtest.SchemaURL(t)
-	es, err := postgres.Open(context.Background(), db)
-	require.NoError(t, err)
-	t.Cleanup(es.Close)
-	n, err := pipelinetest.StartNATS(t.TempDir(), -1)
+	db := testkit.SchemaURL(t)
+	es := testkit.StoreAt(t, db)
+	n, err := testkit.StartNATS(t.TempDir(), -1)
 	require.NoError(t, err)
 	t.Cleanup(n.Stop)
 	return &fixture{db: db, store: es, trips: tripstore.New(es, nil), nats: n}
@@ -150,7 +148,7 @@ func (f *fixture) waitTerminal(t *testing.T, id uuid.UUID) pipelinetest.Report {
 // lastSeq is the number of messages a stream ever stored.
 func lastSeq(t *testing.T, url, name string) uint64 {
 	t.Helper()
-	nc, err := pipelinetest.Connect(url)
+	nc, err := testkit.Connect(url)
 	require.NoError(t, err)
 	defer nc.Close()
 	js, err := jetstream.New(nc)
@@ -189,7 +187,7 @@ func TestFaults(t *testing.T) {
 		l, err := f.trips.Load(context.Background(), tripstore.System(), id)
 		require.NoError(t, err)
 		for _, s := range l.State.Stages {
-			require.Equal(t, "available", s.Families["weather"], "the provider's family ran on the redelivery")
+			require.Equal(t, trip.Available, s.Families["weather"], "the provider's family ran on the redelivery")
 		}
 	})
 
@@ -221,7 +219,7 @@ func TestFaults(t *testing.T) {
 	t.Run("NATS restarted mid-stream on the same store directory: nothing lost", func(t *testing.T) {
 		t.Parallel()
 		f := setup(t)
-		nc, err := pipelinetest.Connect(f.nats.URL())
+		nc, err := testkit.Connect(f.nats.URL())
 		require.NoError(t, err)
 		t.Cleanup(nc.Close)
 		cons := workerserver.DefaultConsumerOptions()

@@ -18,8 +18,8 @@ import (
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/eventstore/postgres"
-	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
 )
 
 func main() {
@@ -43,7 +43,7 @@ func run() error {
 		return err
 	}
 	defer es.Close()
-	nc, err := pipelinetest.Connect(*natsURL)
+	nc, err := testkit.Connect(*natsURL)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func run() error {
 // stdout, then takes its time.
 type slowProvider struct{ d time.Duration }
 
-func (slowProvider) Families() []string { return []string{"weather"} }
+func (slowProvider) Families() []trip.Family { return []trip.Family{trip.FamilyWeather} }
 
 func (p slowProvider) Analyze(ctx context.Context, t trip.State, _ []trip.Stage) (workerserver.ProviderResult, error) {
 	fmt.Printf("PROVIDER %s\n", t.ID)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/testkit"
 )
 
 func TestLRUCache(t *testing.T) {
@@ -58,7 +60,7 @@ func TestKVCache(t *testing.T) {
 
 	t.Run("an entry written by one replica is read by another", func(t *testing.T) {
 		t.Parallel()
-		srv := startNATS(t)
+		srv, _ := testkit.NATS(t)
 		ctx := context.Background()
 		a, err := NewKVCache(ctx, connectJS(t, srv), "geocode_cache", 24*time.Hour, 0)
 		require.NoError(t, err)
@@ -77,7 +79,7 @@ func TestKVCache(t *testing.T) {
 
 	t.Run("the bucket expires entries after its TTL", func(t *testing.T) {
 		t.Parallel()
-		srv := startNATS(t)
+		srv, _ := testkit.NATS(t)
 		ctx := context.Background()
 		c, err := NewKVCache(ctx, connectJS(t, srv), "short_cache", 200*time.Millisecond, 0)
 		require.NoError(t, err)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/testkit"
 )
 
 func TestKVPacer(t *testing.T) {
@@ -15,7 +17,7 @@ func TestKVPacer(t *testing.T) {
 
 	t.Run("replicas sharing one key never claim two sends closer than the interval", func(t *testing.T) {
 		t.Parallel()
-		srv := startNATS(t)
+		srv, _ := testkit.NATS(t)
 		ctx := context.Background()
 		const interval = 40 * time.Millisecond
 		var pacers []*KVPacer
@@ -46,7 +48,7 @@ func TestKVPacer(t *testing.T) {
 
 	t.Run("Wait returns no earlier than the reserved slot", func(t *testing.T) {
 		t.Parallel()
-		srv := startNATS(t)
+		srv, _ := testkit.NATS(t)
 		ctx := context.Background()
 		p, err := NewKVPacer(ctx, connectJS(t, srv), "pacer_wait", "osm", 30*time.Millisecond)
 		require.NoError(t, err)
@@ -59,7 +61,7 @@ func TestKVPacer(t *testing.T) {
 
 	t.Run("a cancelled context stops the wait", func(t *testing.T) {
 		t.Parallel()
-		srv := startNATS(t)
+		srv, _ := testkit.NATS(t)
 		p, err := NewKVPacer(context.Background(), connectJS(t, srv), "", "slow", time.Hour)
 		require.NoError(t, err)
 		require.NoError(t, p.Wait(context.Background()))
@@ -70,7 +72,7 @@ func TestKVPacer(t *testing.T) {
 
 	t.Run("bad options are refused", func(t *testing.T) {
 		t.Parallel()
-		srv := startNATS(t)
+		srv, _ := testkit.NATS(t)
 		js := connectJS(t, srv)
 		_, err := NewKVPacer(context.Background(), js, "", "bad key", time.Second)
 		require.ErrorIs(t, err, ErrInvalidOption)

@@ -1,6 +1,7 @@
 // Package nominatimtest is a faithful fake of the public Nominatim instance
-// for tests: it replays the real recorded responses in testdata (search and
-// reverse bodies, the 429 Varnish page, the 403 block page) and enforces the
+// for tests: it replays the real recorded responses of the shared fixtures
+// (testkit/fixtures, nominatim/: search and reverse bodies, the 429 Varnish
+// page, the 403 block page) and enforces the
 // usage policy the way the real service does — 403 HTML without an
 // identifying User-Agent, 429 HTML above 1 request/s, 400 JSON for bad
 // parameters, {"error":"Unable to geocode"} with 200 when nothing is there.
@@ -9,9 +10,9 @@
 package nominatimtest
 
 import (
-	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -19,10 +20,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-//go:embed testdata/*.json testdata/*.html testdata/*.txt
-var recordings embed.FS
+	"github.com/roadbook/roadbook/testkit/fixtures"
+)
 
 // MinInterval is the spacing below which the fake answers 429, like the
 // public instance's 1 request/s policy.
@@ -157,7 +157,7 @@ func writeError(w http.ResponseWriter, status int) {
 }
 
 func replay(w http.ResponseWriter, status int, contentType, name string) {
-	b, err := recordings.ReadFile("testdata/" + name)
+	b, err := fs.ReadFile(fixtures.FS(), "nominatim/"+name)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -1,0 +1,333 @@
+package auth_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/roadbook/roadbook/auth"
+
+	_ "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
+)
+
+var (
+	t0         = time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC)
+	userSecret = []byte("user-secret-user-secret-user-secret!!")
+	mcpSecret  = []byte("mcp-secret-mcp-secret-mcp-secret-mcp!!")
+)
+
+func issuers(t *testing.T) (user, svc *auth.HS256Issuer) {
+	t.Helper()
+	user, err := auth.NewHS256Issuer("dev-1", userSecret, "roadbook-dev")
+	require.NoError(t, err)
+	svc, err = auth.NewHS256Issuer("mcp-1", mcpSecret, "roadbook-mcp")
+	require.NoError(t, err)
+	return user, svc
+}
+
+func verifier(t *testing.T, user, svc *auth.HS256Issuer) *auth.Verifier {
+	t.Helper()
+	v, err := auth.NewVerifier(auth.Config{
+		Users:         auth.NewStaticKeys(user.Key()),
+		UserIssuer:    "roadbook-dev",
+		Services:      auth.NewStaticKeys(svc.Key()),
+		TrustedActors: []string{"roadbook-mcp"},
+		Now:           func() time.Time { return t0 },
+	})
+	require.NoError(t, err)
+	return v
+}
+
+func claims(sub string, scopes ...auth.Scope) auth.Claims {
+	return auth.Claims{Subject: sub, Audience: []string{auth.DefaultAudience}, IssuedAt: t0, ExpiresAt: t0.Add(time.Hour), Scopes: scopes}
+}
+
+func TestVerify(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	user, svc := issuers(t)
+	v := verifier(t, user, svc)
+
+	t.Run("a dev token grants its subject and scopes", func(t *testing.T) {
+		t.Parallel()
+		tok, err := user.Mint(claims("ann", auth.ScopeRead, auth.ScopeWrite))
+		require.NoError(t, err)
+		p, err := v.Verify(ctx, tok)
+		require.NoError(t, err)
+		require.Equal(t, "ann", p.UserID)
+		require.True(t, p.Has(auth.ScopeWrite))
+		require.Empty(t, p.Actor)
+	})
+	t.Run("an expired token is refused", func(t *testing.T) {
+		t.Parallel()
+		c := claims("ann", auth.ScopeRead)
+		c.IssuedAt, c.ExpiresAt = t0.Add(-2*time.Hour), t0.Add(-time.Hour)
+		tok, err := user.Mint(c)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+		require.Contains(t, err.Error(), "expired")
+	})
+	t.Run("a token for another audience is refused", func(t *testing.T) {
+		t.Parallel()
+		c := claims("ann", auth.ScopeRead)
+		c.Audience = []string{"roadbook-mcp-resource"}
+		tok, err := user.Mint(c)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+		require.Contains(t, err.Error(), "audience")
+	})
+	t.Run("a token from another issuer is refused", func(t *testing.T) {
+		t.Parallel()
+		c := claims("ann", auth.ScopeRead)
+		c.Issuer = "evil"
+		tok, err := user.Mint(c)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+	})
+	t.Run("a token signed with an unknown secret is refused", func(t *testing.T) {
+		t.Parallel()
+		other, err := auth.NewHS256Issuer("dev-1", []byte(strings.Repeat("x", 40)), "roadbook-dev")
+		require.NoError(t, err)
+		tok, err := other.Mint(claims("ann", auth.ScopeRead))
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+	})
+	t.Run("an unsigned token is refused", func(t *testing.T) {
+		t.Parallel()
+		tok := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"sub": "ann", "aud": "roadbook-api", "exp": t0.Add(time.Hour).Unix()})
+		tok.Header["kid"] = "dev-1"
+		s, err := tok.SignedString(jwt.UnsafeAllowNoneSignatureType)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, s)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+	})
+	t.Run("the MCP service credential acts for the user it names", func(t *testing.T) {
+		t.Parallel()
+		c := claims("ann", auth.ScopeRead)
+		c.Actor = "roadbook-mcp"
+		tok, err := svc.Mint(c)
+		require.NoError(t, err)
+		p, err := v.Verify(ctx, tok)
+		require.NoError(t, err)
+		require.Equal(t, "ann", p.UserID)
+		require.Equal(t, "roadbook-mcp", p.Actor)
+	})
+	t.Run("a user key cannot mint a service credential", func(t *testing.T) {
+		t.Parallel()
+		c := claims("bob", auth.ScopeRead)
+		c.Actor = "roadbook-mcp"
+		tok, err := user.Mint(c)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+	})
+	t.Run("a service key cannot sign a plain user token", func(t *testing.T) {
+		t.Parallel()
+		tok, err := svc.Mint(claims("bob", auth.ScopeRead))
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+	})
+	t.Run("an untrusted actor is refused", func(t *testing.T) {
+		t.Parallel()
+		c := claims("ann", auth.ScopeRead)
+		c.Actor = "someone-else"
+		tok, err := svc.Mint(c)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrUntrustedActor)
+	})
+	t.Run("a missing scope is refused by Authorize", func(t *testing.T) {
+		t.Parallel()
+		tok, err := user.Mint(claims("ann", auth.ScopeRead))
+		require.NoError(t, err)
+		_, err = v.Authorize(ctx, "Bearer "+tok, auth.ScopeWrite)
+		require.ErrorIs(t, err, auth.ErrInsufficientScope)
+		_, err = v.Authorize(ctx, "", auth.ScopeRead)
+		require.ErrorIs(t, err, auth.ErrNoToken)
+	})
+}
+
+func TestMiddleware(t *testing.T) {
+	t.Parallel()
+	user, svc := issuers(t)
+	v := verifier(t, user, svc)
+	h := v.Middleware(auth.ScopeRead, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := auth.FromContext(r.Context())
+		require.True(t, ok)
+		_, _ = w.Write([]byte(p.UserID))
+	}))
+	do := func(authz string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/x", nil)
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	t.Run("answers 401 with a challenge without a token", func(t *testing.T) {
+		t.Parallel()
+		rec := do("")
+		require.Equal(t, http.StatusUnauthorized, rec.Code)
+		require.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"))
+	})
+	t.Run("answers 403 without the scope", func(t *testing.T) {
+		t.Parallel()
+		tok, err := user.Mint(claims("ann", auth.ScopeWrite))
+		require.NoError(t, err)
+		rec := do("Bearer " + tok)
+		require.Equal(t, http.StatusForbidden, rec.Code)
+		require.Contains(t, rec.Header().Get("WWW-Authenticate"), "insufficient_scope")
+	})
+	t.Run("passes the principal on", func(t *testing.T) {
+		t.Parallel()
+		tok, err := user.Mint(claims("ann", auth.ScopeRead))
+		require.NoError(t, err)
+		rec := do("Bearer " + tok)
+		require.Equal(t, http.StatusOK, rec.Code)
+		require.Equal(t, "ann", rec.Body.String())
+	})
+}
+
+// jwksServer serves a JWKS document whose keys the test can rotate.
+type jwksServer struct {
+	mu      sync.Mutex
+	keys    []map[string]string
+	fetches atomic.Int32
+}
+
+func (s *jwksServer) set(keys ...map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys = keys
+}
+
+func (s *jwksServer) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	s.fetches.Add(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = json.NewEncoder(w).Encode(map[string]any{"keys": s.keys})
+}
+
+func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+func rsaJWK(kid string, k *rsa.PrivateKey) map[string]string {
+	return map[string]string{"kty": "RSA", "kid": kid, "use": "sig", "alg": "RS256",
+		"n": b64(k.N.Bytes()), "e": b64(big.NewInt(int64(k.E)).Bytes())}
+}
+
+func ecJWK(kid string, k *ecdsa.PrivateKey) map[string]string {
+	pad := func(b []byte) []byte { return append(make([]byte, 32-len(b)), b...) }
+	return map[string]string{"kty": "EC", "kid": kid, "crv": "P-256", "use": "sig",
+		"x": b64(pad(k.X.Bytes())), "y": b64(pad(k.Y.Bytes()))}
+}
+
+func sign(t *testing.T, m jwt.SigningMethod, kid string, key any) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(m, jwt.MapClaims{"iss": "https://idp.example", "sub": "ann", "aud": "roadbook-api",
+		"exp": t0.Add(time.Hour).Unix(), "iat": t0.Unix(), "scope": "trips:read"})
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(key)
+	require.NoError(t, err)
+	return s
+}
+
+func TestJWKS(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	rotated, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+
+	srv := &jwksServer{}
+	srv.set(rsaJWK("r1", rsaKey), ecJWK("e1", ecKey))
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	now := t0
+	var clock sync.Mutex
+	tick := func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
+	jwks := auth.NewJWKS(hs.URL, auth.JWKSOptions{Now: tick, MinRefresh: time.Second})
+	v, err := auth.NewVerifier(auth.Config{Users: jwks, UserIssuer: "https://idp.example", Now: tick})
+	require.NoError(t, err)
+
+	p, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, "r1", rsaKey))
+	require.NoError(t, err, "RS256")
+	require.Equal(t, "ann", p.UserID)
+	_, err = v.Verify(ctx, sign(t, jwt.SigningMethodES256, "e1", ecKey))
+	require.NoError(t, err, "ES256")
+	require.EqualValues(t, 1, srv.fetches.Load(), "keys are cached")
+
+	// The issuer rotates: a token with a new kid makes the verifier refetch.
+	srv.set(ecJWK("e2", rotated))
+	clock.Lock()
+	now = now.Add(2 * time.Second)
+	clock.Unlock()
+	_, err = v.Verify(ctx, sign(t, jwt.SigningMethodES256, "e2", rotated))
+	require.NoError(t, err, "rotated key")
+	require.EqualValues(t, 2, srv.fetches.Load())
+
+	// Unknown kids inside MinRefresh do not refetch.
+	_, err = v.Verify(ctx, sign(t, jwt.SigningMethodES256, "e3", rotated))
+	require.ErrorIs(t, err, auth.ErrInvalidToken)
+	require.EqualValues(t, 2, srv.fetches.Load())
+
+	// An HS256 token naming an RSA kid is refused (no algorithm confusion).
+	srv.set(rsaJWK("r1", rsaKey))
+	confused := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "ann", "aud": "roadbook-api", "exp": t0.Add(time.Hour).Unix()})
+	confused.Header["kid"] = "r1"
+	s, err := confused.SignedString(rsaKey.N.Bytes())
+	require.NoError(t, err)
+	_, err = v.Verify(ctx, s)
+	require.ErrorIs(t, err, auth.ErrInvalidToken)
+}
+
+func TestDefaultPolicy(t *testing.T) {
+	t.Parallel()
+	policy := auth.DefaultPolicy()
+	seen := 0
+	protoregistry.GlobalFiles.RangeFilesByPackage("roadbook.v1", func(fd protoreflect.FileDescriptor) bool {
+		for i := range fd.Services().Len() {
+			sd := fd.Services().Get(i)
+			for j := range sd.Methods().Len() {
+				m := sd.Methods().Get(j)
+				proc := "/" + string(sd.FullName()) + "/" + string(m.Name())
+				scope, ok := policy[proc]
+				require.True(t, ok, "procedure %s has no scope entry", proc)
+				if sd.Name() == "PublicShareService" {
+					require.Equal(t, auth.Public, scope, proc)
+				} else {
+					require.Contains(t, []auth.Scope{auth.ScopeRead, auth.ScopeWrite}, scope, proc)
+				}
+				seen++
+			}
+		}
+		return true
+	})
+	require.Equal(t, len(policy), seen, "every policy entry is a real procedure")
+	require.Greater(t, seen, 25)
+}

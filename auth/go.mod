@@ -1,0 +1,18 @@
+module github.com/roadbook/roadbook/auth
+
+go 1.26.0
+
+replace github.com/roadbook/roadbook/proto => ../proto
+
+require (
+	connectrpc.com/connect v1.21.1
+	github.com/golang-jwt/jwt/v5 v5.3.1
+	github.com/roadbook/roadbook/proto v0.0.0
+	github.com/stretchr/testify v1.12.1
+	google.golang.org/protobuf v1.36.12
+)
+
+require (
+	buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go v1.36.12-20260825204119-511051f7f437.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

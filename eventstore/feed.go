@@ -1,0 +1,30 @@
+package eventstore
+
+import "context"
+
+// FeedPage is one read of the feed, with what a tailing reader needs to
+// decide when to read again.
+type FeedPage struct {
+	// Events are the committed events after the cursor read from, in feed
+	// order; Next is the cursor after the last of them.
+	Events []RecordedEvent
+	Next   Cursor
+	// HeldBack is true when events that have committed are not handed out
+	// yet because a transaction that began writing before them is still
+	// running: PostgreSQL's feed only hands out transactions older than
+	// every transaction still running, so that none can commit behind the
+	// cursor (package postgres, ReadFeed). They become readable the moment
+	// that transaction ends, usually within a millisecond, and nothing may
+	// come to wake the reader then (the blocking transaction may be another
+	// process's, or not an append at all), so a tailing reader should read
+	// again soon instead of waiting for a wake-up or its poll interval.
+	HeldBack bool
+}
+
+// FeedPager is implemented by backends whose feed can hold committed events
+// back (PostgreSQL). ReadFeedPage is ReadFeed that also says whether it did;
+// a backend without it (one writer at a time: the embedded store) never
+// holds anything back.
+type FeedPager interface {
+	ReadFeedPage(ctx context.Context, after Cursor, limit int) (FeedPage, error)
+}

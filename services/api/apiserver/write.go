@@ -1,0 +1,69 @@
+package apiserver
+
+import (
+	"context"
+	"net/http"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/roadbook/roadbook/planner"
+)
+
+// write is the one path of every write RPC. The handler gives the request,
+// its idempotency key field and validate-only flag, the use case (do) and
+// the answer of an outcome (respond); write adds the rest once: the key (the
+// field, else the Idempotency-Key header), the procedure (the request's
+// spec), the request's fingerprint, the stored answer a replay gets back,
+// and the one error exit.
+func write[Res any, PR interface {
+	*Res
+	proto.Message
+}](ctx context.Context, s *shared, req connect.AnyRequest, key *string, validateOnly bool,
+	do func(planner.Write) (planner.Outcome, error), respond func(planner.Outcome) *Res,
+) (*connect.Response[Res], error) {
+	w := planner.Write{
+		Procedure: req.Spec().Procedure, Key: idemKey(key, req.Header()), ValidateOnly: validateOnly,
+		Respond: func(o planner.Outcome) ([]byte, error) {
+			return proto.MarshalOptions{Deterministic: true}.Marshal(PR(respond(o)))
+		},
+	}
+	if w.Key != "" { // only a keyed write is compared with an earlier one
+		w.Fingerprint = fingerprint(req.Any())
+	}
+	o, err := do(w)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	if !o.Replayed {
+		return connect.NewResponse(respond(o)), nil
+	}
+	first := new(Res)
+	if err := proto.Unmarshal(o.Answer, PR(first)); err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	return connect.NewResponse(first), nil
+}
+
+// idemKey is the request's key field, else the Idempotency-Key header.
+func idemKey(field *string, header http.Header) string {
+	if field != nil && *field != "" {
+		return *field
+	}
+	return header.Get("Idempotency-Key")
+}
+
+// fingerprint is the request without its idempotency key: the same key
+// with another request is a conflict, the same request a replay.
+func fingerprint(msg any) []byte {
+	m, ok := msg.(proto.Message)
+	if !ok {
+		return nil
+	}
+	req := proto.Clone(m)
+	if f := req.ProtoReflect().Descriptor().Fields().ByName("idempotency_key"); f != nil {
+		req.ProtoReflect().Clear(f)
+	}
+	body, _ := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	return body
+}

@@ -1,0 +1,173 @@
+package workerserver_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/eventstore/postgres"
+	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
+	"github.com/roadbook/roadbook/tripstore"
+)
+
+// hopStore is the worker's event store in the pipeline benchmarks: every
+// call goes to the PostgreSQL store (its Notify included, so the relay is
+// woken in-process as in `roadbook dev`), and when an append that records a
+// trip's StagesComputed returns, whoever waits for that trip is told the
+// time. With a trace set it also records when each call the hop makes
+// started and ended (BenchmarkHopTrace).
+type hopStore struct {
+	*postgres.Store
+
+	mu      sync.Mutex
+	waiters map[eventstore.StreamID]chan time.Time
+	trace   *hopTrace
+}
+
+func newHopStore(es *postgres.Store) *hopStore {
+	return &hopStore{Store: es, waiters: map[eventstore.StreamID]chan time.Time{}}
+}
+
+// await registers interest in the StagesComputed of trip id; the channel
+// receives the time its append returned.
+func (s *hopStore) await(id uuid.UUID) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	s.mu.Lock()
+	s.waiters[tripstore.StreamID(id)] = ch
+	s.mu.Unlock()
+	return ch
+}
+
+func (s *hopStore) Append(ctx context.Context, req eventstore.AppendRequest) (eventstore.AppendResult, error) {
+	start := time.Now()
+	res, err := s.Store.Append(ctx, req)
+	end := time.Now()
+	s.record(req.Stream, "append", start, end)
+	if err != nil {
+		return res, err
+	}
+	for _, e := range req.Events {
+		if _, ok := e.Payload.(*eventsv1.StagesComputed); ok {
+			s.mu.Lock()
+			ch := s.waiters[req.Stream]
+			delete(s.waiters, req.Stream)
+			s.mu.Unlock()
+			if ch != nil {
+				ch <- end
+			}
+		}
+	}
+	return res, err
+}
+
+func (s *hopStore) Stream(ctx context.Context, id eventstore.StreamID) (eventstore.StreamInfo, error) {
+	start := time.Now()
+	info, err := s.Store.Stream(ctx, id)
+	s.record(id, "head", start, time.Now())
+	return info, err
+}
+
+func (s *hopStore) ReadStream(ctx context.Context, id eventstore.StreamID, after int64, limit int) ([]eventstore.RecordedEvent, error) {
+	start := time.Now()
+	evs, err := s.Store.ReadStream(ctx, id, after, limit)
+	s.record(id, "read", start, time.Now())
+	return evs, err
+}
+
+func (s *hopStore) Blob(ctx context.Context, hash []byte) ([]byte, error) {
+	start := time.Now()
+	b, err := s.Store.Blob(ctx, hash)
+	s.record("", "blob", start, time.Now())
+	return b, err
+}
+
+func (s *hopStore) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit int) (eventstore.FeedPage, error) {
+	start := time.Now()
+	p, err := s.Store.ReadFeedPage(ctx, after, limit)
+	end := time.Now()
+	if t := s.tracer(); t != nil {
+		t.feed(start, end, p.Events)
+	}
+	return p, err
+}
+
+func (s *hopStore) SaveCursor(ctx context.Context, reader string, c eventstore.Cursor) error {
+	start := time.Now()
+	err := s.Store.SaveCursor(ctx, reader, c)
+	s.record("", "cursor", start, time.Now())
+	return err
+}
+
+func (s *hopStore) tracer() *hopTrace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.trace
+}
+
+func (s *hopStore) record(id eventstore.StreamID, what string, start, end time.Time) {
+	if t := s.tracer(); t != nil {
+		t.call(id, what, start, end)
+	}
+}
+
+// hops runs count hops one after the other (see oneHop) and returns their
+// latencies in milliseconds.
+func (r *pipelineRig) hops(ctx context.Context, tb testing.TB, count int) []float64 {
+	tb.Helper()
+	lat := make([]float64, 0, count)
+	for range count {
+		_, ms := r.oneHop(ctx, tb)
+		lat = append(lat, ms)
+	}
+	return lat
+}
+
+// crossHops is hops with the client appending through a store value of its
+// own (its own pool), as the API in another process does: the relay is then
+// woken by no in-process commit and learns of the create by polling (or by
+// whatever else reaches it across processes).
+func (r *pipelineRig) crossHops(ctx context.Context, tb testing.TB, count int) []float64 {
+	tb.Helper()
+	saved := r.trips
+	r.trips = r.remote
+	defer func() { r.trips = saved }()
+	return r.hops(ctx, tb, count)
+}
+
+// oneHop creates a trip from the 3-point route (one append, as the API
+// does) and waits until the worker's StagesComputed append returned. The
+// latency is wall time from before the create to the return of the
+// result's append: the span riverRig.hops measures for River.
+func (r *pipelineRig) oneHop(ctx context.Context, tb testing.TB) (eventstore.StreamID, float64) {
+	tb.Helper()
+	ref, err := tripstore.HashBytes(r.tiny.Info.Hash)
+	require.NoError(tb, err)
+	id := uuid.New()
+	done := r.hs.await(id)
+	start := time.Now()
+	_, err = r.trips.Execute(ctx, tripstore.User("bench"), id, trip.Create{
+		Upload: &trip.CreateUpload{Filename: r.tiny.Filename, SizeBytes: r.tiny.Size, Route: r.tiny.Info},
+	}, tripstore.Options{BlobRefs: [][]byte{ref}})
+	require.NoError(tb, err)
+	select {
+	case end := <-done:
+		return tripstore.StreamID(id), float64(end.Sub(start).Microseconds()) / 1000
+	case <-time.After(60 * time.Second):
+		tb.Fatalf("trip %s: no stages within 60 s", id)
+		return "", 0
+	}
+}
+
+// hopLine is the line `make bench-pipeline` prints for the hop: ours
+// beside River's, both measured in the same run.
+func hopLine(ours, river []float64) string {
+	p50, p99, rp50 := percentile(ours, 50), percentile(ours, 99), percentile(river, 50)
+	return fmt.Sprintf("pipeline hop p50_ms=%.2f p99_ms=%.2f river_p50_ms=%.2f ratio=%.2f", p50, p99, rp50, rp50/p50)
+}

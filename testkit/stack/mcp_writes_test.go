@@ -1,0 +1,192 @@
+package stack_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCreateTripIdempotency(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s := h.session(t, "ida", nil)
+	const url = "https://www.komoot.com/tour/123456"
+	first := ok(t, s, "create_trip", fmt.Sprintf(`{"sourceUrl":%q,"title":"Ride","settings":{"maxDistancePerDayKm":90,"ebikeMode":true}}`, url))
+
+	// The same call, keys reordered at every level, three minutes later.
+	h.clock.Add(3 * time.Minute)
+	again := ok(t, s, "create_trip", fmt.Sprintf(`{"settings":{"ebikeMode":true,"maxDistancePerDayKm":90.0},"title":"Ride","sourceUrl":%q}`, url))
+	require.Equal(t, first["tripId"], again["tripId"], "a retry within 5 minutes is the same trip")
+	require.Equal(t, 1, h.streams(t, "ida"))
+
+	// After the window, the same arguments are a new intention.
+	h.clock.Add(6 * time.Minute)
+	later := ok(t, s, "create_trip", fmt.Sprintf(`{"sourceUrl":%q,"title":"Ride","settings":{"maxDistancePerDayKm":90,"ebikeMode":true}}`, url))
+	require.NotEqual(t, first["tripId"], later["tripId"])
+	require.Equal(t, 2, h.streams(t, "ida"))
+
+	t.Run("another user with the same arguments gets their own trip", func(t *testing.T) {
+		other := ok(t, h.session(t, "idb", nil), "create_trip", fmt.Sprintf(`{"sourceUrl":%q,"title":"Ride","settings":{"maxDistancePerDayKm":90,"ebikeMode":true}}`, url))
+		require.NotEqual(t, later["tripId"], other["tripId"])
+	})
+	t.Run("create_trip needs exactly one source", func(t *testing.T) {
+		e := fails(t, s, "create_trip", `{"title":"x"}`, "invalid_argument")
+		require.Equal(t, "sourceUrl", e["field"])
+		e = fails(t, s, "create_trip", fmt.Sprintf(`{"sourceUrl":%q,"gpx":"<gpx/>"}`, url), "invalid_argument")
+		require.Equal(t, "gpx", e["field"])
+	})
+}
+
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ann := h.session(t, "ann", nil)
+	bob := h.session(t, "bob", nil)
+	created := ok(t, ann, "create_trip", args(t, map[string]any{"gpx": gpxFixture(t)}))
+	id := created["tripId"].(string)
+
+	t.Run("another user's trip and a missing trip answer byte for byte the same", func(t *testing.T) {
+		theirs := call(t, bob, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
+		missing := call(t, bob, "get_trip", fmt.Sprintf(`{"tripId":%q}`, uuid.NewString()))
+		require.True(t, theirs.IsError)
+		require.Equal(t, missing.Text, theirs.Text)
+		require.Equal(t, "not_found", theirs.Err["code"])
+		w1 := call(t, bob, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+		w2 := call(t, bob, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, uuid.NewString()))
+		require.Equal(t, w2.Text, w1.Text)
+	})
+	t.Run("a caller's value is never quoted back unbounded", func(t *testing.T) {
+		long := strings.Repeat("x", 5000)
+		r := call(t, ann, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id+long))
+		require.True(t, r.IsError)
+		require.Less(t, len(r.Text), 600)
+		r = call(t, ann, "get_trip", fmt.Sprintf(`{"tripId":%q,%q:1}`, id, long))
+		require.True(t, r.IsError)
+		require.Less(t, len(r.Text), 600)
+	})
+	t.Run("an API validation error names the tool's own argument", func(t *testing.T) {
+		e := fails(t, ann, "create_trip", `{"gpx":"<gpx><trk><trkseg></trkseg></trk></gpx>"}`, "invalid_argument")
+		require.Equal(t, "gpx", e["field"])
+	})
+	t.Run("a write before the days exist is a precondition with the call that unblocks it", func(t *testing.T) {
+		e := fails(t, ann, "edit_stages", fmt.Sprintf(`{"tripId":%q,"version":1,"action":"rest_day","afterStageIndex":0}`, id), "precondition_failed")
+		require.Equal(t, "get_trip", e["next"].(map[string]any)["tool"])
+	})
+}
+
+func TestConfirmation(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s := h.session(t, "cat", nil)
+	newTrip := func(t *testing.T, s *mcp.ClientSession) (string, int64) {
+		c := ok(t, s, "create_trip", args(t, map[string]any{"gpx": gpxFixture(t), "title": uuid.NewString()}))
+		id := c["tripId"].(string)
+		h.recordStages(t, id)
+		d := ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
+		return id, int64(d["version"].(float64))
+	}
+
+	t.Run("delete_trip without a token changes nothing and returns the impact and a token", func(t *testing.T) {
+		t.Parallel()
+		s := h.session(t, "cat-deletes", nil) // its own user: the trip count below is exact
+		id, v := newTrip(t, s)
+		before := h.version(t, id)
+		r := ok(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":%d}`, id, v))
+		require.Equal(t, "confirmation_required", r["status"])
+		require.Equal(t, true, r["impact"].(map[string]any)["tripDeleted"])
+		require.NotEmpty(t, r["confirmationToken"])
+		require.Contains(t, r["guarantee"], "does not mean a person agreed")
+		require.Equal(t, before, h.version(t, id))
+
+		next := r["next"].(map[string]any)
+		require.Equal(t, "delete_trip", next["tool"])
+		trips := h.streams(t, "cat-deletes")
+		done := ok(t, s, "delete_trip", args(t, next["arguments"].(map[string]any)))
+		require.Equal(t, "done", done["status"])
+		require.Equal(t, true, done["deleted"])
+		fails(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id), "not_found")
+		require.Equal(t, trips-1, h.streams(t, "cat-deletes"))
+
+		// Replaying the confirmed call cannot act twice: within the
+		// idempotency window it answers the first answer, after it the trip
+		// it acted on is gone.
+		replay := call(t, s, "delete_trip", args(t, next["arguments"].(map[string]any)))
+		if !replay.IsError {
+			require.Equal(t, done, replay.Data)
+		}
+		h.clock.Add(6 * time.Minute)
+		fails(t, s, "delete_trip", args(t, next["arguments"].(map[string]any)), "not_found")
+		require.Equal(t, trips-1, h.streams(t, "cat-deletes"))
+	})
+
+	t.Run("a token for other arguments is refused and nothing happens", func(t *testing.T) {
+		t.Parallel()
+		id, v := newTrip(t, s)
+		r := ok(t, s, "update_trip_settings", fmt.Sprintf(`{"tripId":%q,"version":%d,"settings":{"maxDistancePerDayKm":60}}`, id, v))
+		tok := r["confirmationToken"].(string)
+		before := h.version(t, id)
+		e := fails(t, s, "update_trip_settings", fmt.Sprintf(`{"tripId":%q,"version":%d,"settings":{"maxDistancePerDayKm":120},"confirmationToken":%q}`, id, v, tok), "invalid_argument")
+		require.Equal(t, "confirmationToken", e["field"])
+		require.Equal(t, before, h.version(t, id))
+
+		// Reordered keys are the same arguments: the token holds.
+		done := ok(t, s, "update_trip_settings", fmt.Sprintf(`{"confirmationToken":%q,"settings":{"maxDistancePerDayKm":60.0},"version":%d,"tripId":%q}`, tok, v, id))
+		require.Equal(t, "done", done["status"])
+		require.EqualValues(t, 60, done["settings"].(map[string]any)["maxDistancePerDayKm"])
+	})
+
+	t.Run("a trip that moved between the calls is refused with a fresh impact", func(t *testing.T) {
+		t.Parallel()
+		id, v := newTrip(t, s)
+		r := ok(t, s, "update_trip_settings", fmt.Sprintf(`{"tripId":%q,"version":%d,"settings":{"departureHour":6}}`, id, v))
+		tok := r["confirmationToken"].(string)
+		moved := ok(t, s, "edit_stages", fmt.Sprintf(`{"tripId":%q,"version":%d,"action":"rest_day","afterStageIndex":0}`, id, v))
+		nv := int64(moved["version"].(float64))
+		before := h.version(t, id)
+		e := fails(t, s, "update_trip_settings", fmt.Sprintf(`{"tripId":%q,"version":%d,"settings":{"departureHour":6},"confirmationToken":%q}`, id, v, tok), "confirmation_required")
+		require.EqualValues(t, nv, e["currentVersion"])
+		require.NotNil(t, e["impact"])
+		require.Equal(t, before, h.version(t, id), "nothing written")
+		next := e["next"].(map[string]any)
+		require.EqualValues(t, nv, next["arguments"].(map[string]any)["version"])
+		done := ok(t, s, "update_trip_settings", args(t, next["arguments"].(map[string]any)))
+		require.Equal(t, "done", done["status"])
+	})
+
+	t.Run("a forged or expired token is refused", func(t *testing.T) {
+		t.Parallel()
+		id, v := newTrip(t, s)
+		sh := ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":%d}`, id, v))
+		require.Contains(t, sh["gpxUrl"], ".gpx")
+		r := ok(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":%d}`, id, v))
+		require.Equal(t, sh["url"], r["impact"].(map[string]any)["shareLinkRevoked"])
+		tok := r["confirmationToken"].(string)
+		body, sig, _ := strings.Cut(tok, ".")
+		forged := body + "." + strings.Repeat("A", len(sig))
+		e := fails(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":%d,"confirmationToken":%q}`, id, v, forged), "invalid_argument")
+		require.Equal(t, "confirmationToken", e["field"])
+		fails(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":%d,"confirmationToken":"abc"}`, id, v), "invalid_argument")
+		// Another tool's token does not transfer.
+		d := ok(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":%d}`, id, v))
+		fails(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":%d,"confirmationToken":%q}`, id, v, d["confirmationToken"]), "invalid_argument")
+	})
+}
+
+func TestConfirmationExpiry(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s := h.session(t, "exp", nil)
+	c := ok(t, s, "create_trip", args(t, map[string]any{"gpx": gpxFixture(t)}))
+	id := c["tripId"].(string)
+	h.recordStages(t, id)
+	r := ok(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+	h.clock.Add(11 * time.Minute)
+	e := fails(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"confirmationToken":%q}`, id, r["confirmationToken"]), "invalid_argument")
+	require.Contains(t, e["message"], "expired")
+	ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
+}
