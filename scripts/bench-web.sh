@@ -7,21 +7,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ -d "$root/clients/web/node_modules/playwright-core" ] || { echo "bench-web: run scripts/build-web-client.sh first (npm ci)" >&2; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/roadbook-bench-web.XXXXXX")
-pid=""
-stop() {
-	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap stop EXIT
-(cd "$root/cmd/roadbook" && go build -o "$work/roadbook" .)
-"$work/roadbook" dev --data-dir "$work/dev" --api-addr 127.0.0.1:0 --mcp-addr 127.0.0.1:0 --log-level warn >"$work/dev.out" 2>"$work/dev.err" &
-pid=$!
-for _ in $(seq 1 240); do
-	[ -s "$work/dev/dev.json" ] && break
-	kill -0 "$pid" 2>/dev/null || { echo "bench-web: roadbook dev stopped:" >&2; tail -20 "$work/dev.err" >&2; exit 1; }
-	sleep 0.25
-done
-export ROADBOOK_DEV_JSON="$work/dev/dev.json"
+. "$root/scripts/dev-up.sh"
+dev_up bench-web
 cd "$root/clients/web"
 node bench/load.mjs

@@ -14,22 +14,10 @@ import { readFileSync, readdirSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { api, fixture, info } from "../e2e/dev.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const info = JSON.parse(readFileSync(process.env.ROADBOOK_DEV_JSON, "utf8"));
 const runs = Number(process.env.RUNS || 15);
-const fixture = join(here, "..", "..", "..", "testkit", "fixtures", "gpx", "long_brouter_oslo-trondheim_fastbike.gpx");
-
-async function api(procedure, body) {
-  const res = await fetch(`${info.apiUrl}/${procedure}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${info.apiToken}` },
-    body: JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`${procedure}: ${JSON.stringify(json)}`);
-  return json;
-}
 
 const dist = join(here, "..", "..", "..", "services", "api", "planner", "dist", "assets");
 let js = 0;

@@ -11,17 +11,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
+import { api, fixture, info } from "./dev.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
-const devJson = process.env.ROADBOOK_DEV_JSON;
-if (!devJson) throw new Error("ROADBOOK_DEV_JSON is not set: run scripts/web-e2e.sh");
-const info = JSON.parse(readFileSync(devJson, "utf8"));
-const fixture = join(here, "..", "..", "..", "testkit", "fixtures", "gpx", "long_brouter_oslo-trondheim_fastbike.gpx");
 const shots = process.env.ROADBOOK_SCREENSHOTS || join(tmpdir(), "roadbook-planner-screenshots");
 mkdirSync(shots, { recursive: true });
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -30,18 +25,6 @@ const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 // Chromium's background traffic (the network is closed).
 const browserArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
-
-// api calls the Connect API with Connect's JSON protocol as the dev user.
-async function api(procedure, body) {
-  const res = await fetch(`${info.apiUrl}/${procedure}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${info.apiToken}` },
-    body: JSON.stringify(body),
-  });
-  const json = await res.json();
-  assert.equal(res.status, 200, `${procedure}: ${JSON.stringify(json)}`);
-  return json;
-}
 
 // axeSerious runs axe-core in the page (evaluated through the DevTools
 // protocol, which the page's CSP does not govern) and returns the serious
