@@ -234,6 +234,8 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     await tab.locator("[data-testid=day-row]").first().waitFor({ timeout: 30_000 });
     await tab.locator("[data-testid=map-note]").waitFor({ timeout: 30_000 });
     assert.match(await tab.locator("[data-testid=map-note]").textContent(), /could not be loaded/);
+    // The lines arrive after the day list (one geometry read per day): wait for them.
+    await tab.locator("path.day-line").first().waitFor({ timeout: 30_000 });
     assert.ok((await tab.locator("path.day-line").count()) > 0, "the route is drawn");
     await tab.close();
   });
