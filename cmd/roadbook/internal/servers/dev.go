@@ -17,6 +17,7 @@ import (
 	"github.com/roadbook/roadbook/cmd/roadbook/internal/envflag"
 	"github.com/roadbook/roadbook/eventstore/sqlite"
 	"github.com/roadbook/roadbook/services/api/apiserver"
+	"github.com/roadbook/roadbook/services/api/planner"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
 
@@ -25,13 +26,16 @@ type devFlags struct {
 	dataDir, apiAddr, mcpAddr, logLevel string
 	noAuth                              bool
 	tokenTTL, shutdown                  time.Duration
+	planner                             plannerFlags
 }
 
 // RunDev is `roadbook dev`: embedded NATS with JetStream and the embedded
 // event store under --data-dir, the gazetteer geocoder, a dev token
-// issuer, and the API, worker and MCP server in this one process. Once
-// everything is ready it prints the URLs, two tokens and an MCP client
-// configuration, and writes them to <data-dir>/dev.json.
+// issuer (and a dev OpenID provider that signs the web planner in as the
+// dev user), and the API with the planner, worker and MCP server in this
+// one process. Once everything is ready it prints the planner URL, the
+// URLs, two tokens and an MCP client configuration, and writes them to
+// <data-dir>/dev.json.
 func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := envflag.New("dev", stderr)
 	var f devFlags
@@ -42,6 +46,7 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.noAuth, "no-auth", false, "map requests without a token to the dev user (loopback listeners only)")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", 30*24*time.Hour, "lifetime of the printed tokens")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 10*time.Second, "how long SIGINT/SIGTERM may take to drain")
+	f.planner.register(fs, false)
 	if err := envflag.Parse(fs, args); err != nil {
 		return err
 	}
@@ -163,6 +168,9 @@ func (d *devInstance) start(ctx context.Context) error {
 		}
 		apiHandler = defaultBearer(tok, apiHandler)
 	}
+	if apiHandler, err = d.devPlanner(apiHandler); err != nil {
+		return err
+	}
 	d.apiHTTP = h2cServer(apiHandler)
 	d.apiErr = make(chan error, 1)
 	go func() { d.apiErr <- serveErr(d.apiHTTP.Serve(apiLn)) }()
@@ -213,7 +221,7 @@ func (d *devInstance) waitReady(ctx context.Context) (devstate.Info, error) {
 	if err != nil {
 		return devstate.Info{}, err
 	}
-	return devstate.Info{APIURL: d.apiURL, MCPURL: d.mcpURL, APIToken: apiTok, MCPToken: mcpTok}, nil
+	return devstate.Info{AppURL: d.apiURL + planner.Prefix, APIURL: d.apiURL, MCPURL: d.mcpURL, APIToken: apiTok, MCPToken: mcpTok}, nil
 }
 
 // publish writes dev.json and prints the banner.
