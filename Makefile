@@ -57,7 +57,8 @@ check-generated: tools
 	fi; echo "proto/gen matches proto/"
 
 ## test: the generated-code check and lint, then every module's tests against a real PostgreSQL
-## (started, or installed with apt, first).
+## (started, or installed with apt, first), the web planner in Chromium (scripts/web-e2e.sh; the
+## committed bundle is rebuilt and checked by scripts/build-web-client.sh first) and the interop checks.
 .PHONY: test
 test: check-generated lint
 	scripts/ensure-postgres.sh
@@ -71,7 +72,14 @@ test: check-generated lint
 		(cd "$$dir" && go test $$race -count=1 -timeout 20m ./...) || failed="$$failed $$dir"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED modules:$$failed"; exit 1; fi
+	scripts/web-e2e.sh
 	scripts/interop.sh
+
+## web: rebuild the web planner (clients/web) into services/api/planner/dist, the bundle the Go binary embeds
+## and serves under /app/ (committed, like proto/gen; `make test` fails when it is stale).
+.PHONY: web
+web: tools
+	scripts/build-web-client.sh --write
 
 ## lint: go vet and gofmt over every module, buf lint over the contracts.
 .PHONY: lint
@@ -88,7 +96,7 @@ tidy:
 
 ## bench: every benchmark target; each prints its figures beside a baseline from the same run.
 .PHONY: bench
-bench: bench-eventstore bench-domain bench-pipeline bench-api bench-mcp
+bench: bench-eventstore bench-domain bench-pipeline bench-api bench-mcp bench-web
 
 .PHONY: bench-eventstore
 bench-eventstore:
@@ -182,6 +190,13 @@ chaos-cluster:
 .PHONY: interop
 interop: tools
 	scripts/interop.sh
+
+## bench-web: the web planner's gzipped JS+CSS and its load to the day list of a 30-day trip beside the trip
+## list's load, in Chromium against roadbook dev (scripts/bench-web.sh; clients/web/bench/load.mjs).
+.PHONY: bench-web
+bench-web: tools
+	scripts/build-web-client.sh
+	scripts/bench-web.sh
 
 ## bench-mcp: 100 concurrent MCP sessions calling get_trip for 20 s beside the same read
 ## made directly on the Connect API, one in-process server (testkit/stack/cmd/bench-mcp); then, on stderr, a bare

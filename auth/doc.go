@@ -6,5 +6,7 @@
 //
 // The MCP service and the one-process `roadbook dev` command import it: the
 // dev command mints tokens with NewHS256Issuer, the MCP service mints its
-// service credential the same way with its own key.
+// service credential the same way with its own key. DevSignIn is the dev
+// command's OpenID provider, through which the web planner signs in as the
+// dev user with those tokens.
 package auth

@@ -230,6 +230,29 @@ func TestChanges(t *testing.T) {
 		require.Equal(t, s.Version+1, o.After.Version)
 	})
 
+	t.Run("an undo puts back the layout of an earlier version, read from the trip's history, for its owner only", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		s := planned(t, f, "kim")
+		rest, err := f.plan.Change(as("kim"), planner.Write{}, s.ID, trip.AddRestDay{Version: s.Version, AfterIndex: 0})
+		require.NoError(t, err)
+		require.Len(t, rest.After.Stages, len(s.Stages)+1)
+		undo := trip.RestoreStageLayout{Version: rest.After.Version, LayoutVersion: s.Version}
+		_, err = f.plan.RestoreStageLayout(as("lou"), planner.Write{}, s.ID, undo)
+		require.ErrorIs(t, err, trip.ErrNotFound)
+		prev, err := f.plan.RestoreStageLayout(as("kim"), planner.Write{ValidateOnly: true}, s.ID, undo)
+		require.NoError(t, err)
+		require.True(t, prev.Preview)
+		require.Len(t, prev.After.Stages, len(s.Stages))
+		back, err := f.plan.RestoreStageLayout(as("kim"), planner.Write{}, s.ID, undo)
+		require.NoError(t, err)
+		require.Equal(t, rest.After.Version+1, back.After.Version, "an undo is a new version")
+		require.Len(t, back.After.Stages, len(s.Stages))
+		for i, st := range s.Stages {
+			require.Equal(t, st.ContentHash, back.After.Stages[i].ContentHash, "day %d is as it was", i+1)
+		}
+	})
+
 	t.Run("someone else's trip is not found, for reads and writes alike", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)

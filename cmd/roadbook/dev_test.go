@@ -32,6 +32,14 @@ func TestDevEndToEnd(t *testing.T) {
 	require.NotEmpty(t, info.APIToken)
 	require.NotEmpty(t, info.MCPToken)
 	require.Contains(t, dev.stdout.String(), info.APIURL, "the banner prints the Connect URL")
+	require.Equal(t, info.APIURL+"/app/", info.AppURL, "dev.json names the planner")
+	require.Contains(t, dev.stdout.String(), "Planner      "+info.AppURL, "the banner prints the planner URL first")
+	resp, err := http.Get(info.AppURL)
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(page), "/app/assets/app-", "roadbook dev serves the embedded planner")
 	require.Contains(t, dev.stdout.String(), `"mcpServers"`, "the banner prints an MCP client configuration")
 	require.Eventually(t, func() bool {
 		return strings.Contains(dev.stdout.String(), "weather (forecast, typical beyond 16 days)") &&

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -151,7 +152,9 @@ func waitDevJSON(t *testing.T, p *process, dir string) devstate.Info {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		b, err := os.ReadFile(filepath.Join(dir, devstate.InfoFile))
-		if err == nil {
+		// dev.json is written just before the banner is printed: wait for
+		// the banner's last line too, so a test reading it sees it whole.
+		if err == nil && strings.Contains(p.stdout.String(), "Press Ctrl-C to stop.") {
 			var d devstate.Info
 			require.NoError(t, json.Unmarshal(b, &d))
 			return d

@@ -255,6 +255,18 @@ type RecordLabelsUnavailable struct {
 	Geocoder string
 }
 
+// RestoreStageLayout puts back the stages the trip had at LayoutVersion
+// (undo and redo of stage edits): a new edit, one version step.
+// History is the trip's stream from its first event, read by the caller
+// from the store: the layout of an earlier version is a fold of it, and
+// events are never rewritten, so any read that reaches past LayoutVersion
+// holds it.
+type RestoreStageLayout struct {
+	Version       int64
+	LayoutVersion int64
+	History       []Event
+}
+
 // Share creates the trip's public link; Rand supplies the code's randomness
 // (crypto/rand.Reader in production).
 type Share struct {
@@ -294,6 +306,7 @@ func (RecordAnalysis) command()            {}
 func (RecordAnalysisFailed) command()      {}
 func (RecordLabels) command()              {}
 func (RecordLabelsUnavailable) command()   {}
+func (RestoreStageLayout) command()        {}
 func (Share) command()                     {}
 func (Unshare) command()                   {}
 func (Delete) command()                    {}

@@ -46,6 +46,8 @@ func Decide(s State, cmd Command, now time.Time) ([]Event, error) {
 		return decideAddRestDay(s, c, today)
 	case AddWaypoint:
 		return decideAddWaypoint(s, c, today)
+	case RestoreStageLayout:
+		return decideRestoreStageLayout(s, c, today)
 	case RecordWaypointDetour:
 		return decideWaypointDetour(s, c)
 	case RecordAccommodationsFound:

@@ -94,6 +94,8 @@ func Evolve(s State, e Event) State {
 	case *eventsv1.RestDayAdded:
 		s.Stages = insertAt(s.Stages, int(ev.GetAfterIndex())+1, stageFrom(ev.GetStage()))
 		s = structuralEdit(s)
+	case *eventsv1.StageLayoutRestored:
+		s = applyLayoutRestored(s, ev)
 	case *eventsv1.WaypointAdded:
 		if i := s.stageIndexFor(ev.GetStageContentHash(), int(ev.GetStageIndex())); i >= 0 {
 			s.Stages[i].Waypoints = append(s.Stages[i].Waypoints, Waypoint{

@@ -31,18 +31,36 @@ func (v view) impact(before, after trip.State) *roadbookv1.Impact {
 			kept[st.ContentHash] = true
 		}
 	}
+	// Nights and waypoints are lost when the state after no longer holds
+	// them: an edit moves waypoints to the nearest new stage, and a restore
+	// may bring a night back, so a replaced stage alone loses neither.
+	nights, waypoints := map[string]bool{}, map[string]bool{}
+	if !after.Deleted {
+		for _, st := range after.Stages {
+			if st.Chosen != nil {
+				nights[nightKey(st.Chosen)] = true
+			}
+			for _, w := range st.Waypoints {
+				waypoints[w.ID] = true
+			}
+		}
+	}
 	for _, st := range before.Stages {
+		if st.Chosen != nil && !nights[nightKey(st.Chosen)] {
+			im.AccommodationsLost = append(im.AccommodationsLost, &roadbookv1.LostAccommodation{
+				StageIndex: uint32(st.Index), Name: st.Chosen.Name, Manual: st.Chosen.Manual})
+		}
+		for _, w := range st.Waypoints {
+			if !waypoints[w.ID] {
+				im.WaypointsLost++
+			}
+		}
 		if kept[st.ContentHash] {
 			continue
 		}
 		if st.Origin.Manual() && (recut || after.Deleted) {
 			im.ManualStageEditsLost++
 		}
-		if st.Chosen != nil {
-			im.AccommodationsLost = append(im.AccommodationsLost, &roadbookv1.LostAccommodation{
-				StageIndex: uint32(st.Index), Name: st.Chosen.Name, Manual: st.Chosen.Manual})
-		}
-		im.WaypointsLost += uint32(len(st.Waypoints))
 		if st.Analyzed && !after.Deleted {
 			im.AnalysesInvalidated++
 		}
@@ -55,6 +73,11 @@ func (v view) impact(before, after trip.State) *roadbookv1.Impact {
 	}
 	im.Summary = summary(im)
 	return im
+}
+
+// nightKey identifies a chosen night across states: the place and where it is.
+func nightKey(c *trip.ChosenAccommodation) string {
+	return fmt.Sprintf("%s|%s|%.6f|%.6f", c.ProviderID, c.Name, c.Location.Lat, c.Location.Lon)
 }
 
 // summary writes one sentence per item of the impact (no third-party text).

@@ -56,6 +56,8 @@ type Secrets struct {
 // Info is <data-dir>/dev.json: what scripts need to talk to a running
 // dev instance. Written once every service is ready.
 type Info struct {
+	// AppURL is the web planner; opening it signs in as the dev user.
+	AppURL   string `json:"appUrl"`
 	APIURL   string `json:"apiUrl"`
 	MCPURL   string `json:"mcpUrl"`
 	APIToken string `json:"apiToken"`

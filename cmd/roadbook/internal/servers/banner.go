@@ -7,11 +7,12 @@ import (
 	"github.com/roadbook/roadbook/cmd/roadbook/internal/devstate"
 )
 
-// printBanner tells a newcomer what is running and how to use it: the two
-// URLs, the two tokens, a curl call and MCP client configurations.
+// printBanner tells a newcomer what is running and how to use it: the
+// planner URL first, the two service URLs, the two tokens, a curl call and MCP client configurations.
 func printBanner(w io.Writer, info devstate.Info, dataDir string, noAuth bool) {
 	fmt.Fprintf(w, `Roadbook is running (one process; data in %s).
 
+  Planner      %s   (open it: you are signed in as %q)
   Connect API  %s
   MCP server   %s
 
@@ -32,7 +33,7 @@ Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge):
 %s
 MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", URL %s,
   header Authorization = Bearer <MCP token>.
-`, dataDir, info.APIURL, info.MCPURL, devstate.User, info.APIToken, devstate.User, info.MCPURL, info.MCPToken,
+`, dataDir, info.AppURL, devstate.User, info.APIURL, info.MCPURL, devstate.User, info.APIToken, devstate.User, info.MCPURL, info.MCPToken,
 		dataDir, dataDir, info.APIURL, dataDir, info.MCPURL, claudeCodeConfig(info), claudeDesktopConfig(info), info.MCPURL)
 	if noAuth {
 		fmt.Fprintln(w, "--no-auth: requests without a token act as user \"dev\" (loopback only).")

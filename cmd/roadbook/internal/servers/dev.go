@@ -17,6 +17,7 @@ import (
 	"github.com/roadbook/roadbook/cmd/roadbook/internal/envflag"
 	"github.com/roadbook/roadbook/eventstore/sqlite"
 	"github.com/roadbook/roadbook/services/api/apiserver"
+	"github.com/roadbook/roadbook/services/api/planner"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
 
@@ -25,6 +26,7 @@ type devFlags struct {
 	dataDir, apiAddr, mcpAddr, logLevel string
 	noAuth                              bool
 	tokenTTL, shutdown                  time.Duration
+	planner                             plannerFlags
 	// providers and userAgent switch on the public data providers
 	// (workerFlags).
 	providers, userAgent string
@@ -32,12 +34,13 @@ type devFlags struct {
 
 // RunDev is `roadbook dev`: embedded NATS with JetStream and the embedded
 // event store under --data-dir, the gazetteer geocoder, a dev token
-// issuer, and the API, worker and MCP server in this one process. Once
-// everything is ready it prints the URLs, two tokens and an MCP client
-// configuration, and writes them to <data-dir>/dev.json; then which data
-// providers are on. They are all off unless --providers public (or
-// ROADBOOK_PROVIDERS=public) turns on the public Overpass, Open-Meteo and
-// Nominatim, paced by their usage policies.
+// issuer (and a dev OpenID provider that signs the web planner in as the
+// dev user), and the API with the planner, worker and MCP server in this
+// one process. Once everything is ready it prints the planner URL, the
+// URLs, two tokens and an MCP client configuration, and writes them to
+// <data-dir>/dev.json; then which data providers are on. They are all off
+// unless --providers public (or ROADBOOK_PROVIDERS=public) turns on the
+// public Overpass, Open-Meteo and Nominatim, paced by their usage policies.
 func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := envflag.New("dev", stderr)
 	var f devFlags
@@ -48,6 +51,7 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.noAuth, "no-auth", false, "map requests without a token to the dev user (loopback listeners only)")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", 30*24*time.Hour, "lifetime of the printed tokens")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 10*time.Second, "how long SIGINT/SIGTERM may take to drain")
+	f.planner.register(fs, false)
 	registerProviders(fs, &f.providers)
 	fs.StringVar(&f.userAgent, "user-agent", envflag.Env("ROADBOOK_USER_AGENT", workerserver.DefaultUserAgent), "identifying User-Agent for third parties ($ROADBOOK_USER_AGENT)")
 	if err := envflag.Parse(fs, args); err != nil {
@@ -173,6 +177,9 @@ func (d *devInstance) start(ctx context.Context) error {
 		}
 		apiHandler = defaultBearer(tok, apiHandler)
 	}
+	if apiHandler, err = d.devPlanner(apiHandler); err != nil {
+		return err
+	}
 	d.apiHTTP = h2cServer(apiHandler)
 	d.apiErr = make(chan error, 1)
 	go func() { d.apiErr <- serveErr(d.apiHTTP.Serve(apiLn)) }()
@@ -224,7 +231,7 @@ func (d *devInstance) waitReady(ctx context.Context) (devstate.Info, error) {
 	if err != nil {
 		return devstate.Info{}, err
 	}
-	return devstate.Info{APIURL: d.apiURL, MCPURL: d.mcpURL, APIToken: apiTok, MCPToken: mcpTok}, nil
+	return devstate.Info{AppURL: d.apiURL + planner.Prefix, APIURL: d.apiURL, MCPURL: d.mcpURL, APIToken: apiTok, MCPToken: mcpTok}, nil
 }
 
 // publish writes dev.json and prints the banner.

@@ -21,6 +21,7 @@ import (
 	"github.com/roadbook/roadbook/cmd/roadbook/internal/envflag"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	"github.com/roadbook/roadbook/services/api/apiserver"
+	"github.com/roadbook/roadbook/services/api/planner"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
 
@@ -67,11 +68,17 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	aud := fs.String("api-audience", envflag.Env("ROADBOOK_API_AUDIENCE", auth.DefaultAudience), "audience API tokens must name ($ROADBOOK_API_AUDIENCE)")
 	svcKey := fs.String("mcp-service-key", envflag.Env("ROADBOOK_MCP_SERVICE_KEY", ""), "HS256 key of the MCP service's credentials; empty: no service may act for users ($ROADBOOK_MCP_SERVICE_KEY)")
 	svcKeyID := fs.String("mcp-service-key-id", envflag.Env("ROADBOOK_MCP_SERVICE_KEY_ID", "roadbook-mcp-1"), "kid of the MCP service key ($ROADBOOK_MCP_SERVICE_KEY_ID)")
+	var pf plannerFlags
+	pf.register(fs, true)
 	if err := envflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if envErr != nil {
 		return envErr
+	}
+	app, err := planner.Handler(pf.config(*issuer))
+	if err != nil {
+		return err
 	}
 	if err := envflag.Required([3]string{*dbURL, "database-url", "ROADBOOK_DATABASE_URL"}, [3]string{*jwks, "jwks-url", "ROADBOOK_JWKS_URL"}); err != nil {
 		return err
@@ -117,7 +124,11 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return err
 	}
 	log.Info("api listening", slog.String("addr", ln.Addr().String()))
-	return serveUntilDone(ctx, log, sf.shutdown, api.Serve, api.Shutdown, ln)
+	served := h2cServer(withPlanner(api.Handler(), app, nil))
+	serve := func(ln net.Listener) error { return serveErr(served.Serve(ln)) }
+	return serveUntilDone(ctx, log, sf.shutdown, serve, func(ctx context.Context) error {
+		return errors.Join(api.Shutdown(ctx), served.Shutdown(ctx))
+	}, ln)
 }
 
 // serveUntilDone serves on ln until ctx ends (SIGTERM), then drains within

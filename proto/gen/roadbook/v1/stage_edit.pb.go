@@ -1095,6 +1095,163 @@ func (x *AddWaypointResponse) GetWaypoint() *Waypoint {
 	return nil
 }
 
+// RestoreStageLayoutRequest names the earlier version whose days come back.
+type RestoreStageLayoutRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Trip id (UUID).
+	TripId string `protobuf:"bytes,1,opt,name=trip_id,json=tripId,proto3" json:"trip_id,omitempty"`
+	// The trip version the restore was decided on (the current one).
+	Version int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// The earlier trip version whose stage layout to put back (1 to
+	// version − 1). To redo, name the version an undo went back from.
+	LayoutVersion int64 `protobuf:"varint,3,opt,name=layout_version,json=layoutVersion,proto3" json:"layout_version,omitempty"`
+	// Compute and return the impact; write nothing.
+	ValidateOnly bool `protobuf:"varint,4,opt,name=validate_only,json=validateOnly,proto3" json:"validate_only,omitempty"`
+	// Replays within 5 minutes with the same key answer the first answer.
+	IdempotencyKey *string `protobuf:"bytes,5,opt,name=idempotency_key,json=idempotencyKey,proto3,oneof" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *RestoreStageLayoutRequest) Reset() {
+	*x = RestoreStageLayoutRequest{}
+	mi := &file_roadbook_v1_stage_edit_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreStageLayoutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreStageLayoutRequest) ProtoMessage() {}
+
+func (x *RestoreStageLayoutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_v1_stage_edit_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreStageLayoutRequest.ProtoReflect.Descriptor instead.
+func (*RestoreStageLayoutRequest) Descriptor() ([]byte, []int) {
+	return file_roadbook_v1_stage_edit_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RestoreStageLayoutRequest) GetTripId() string {
+	if x != nil {
+		return x.TripId
+	}
+	return ""
+}
+
+func (x *RestoreStageLayoutRequest) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *RestoreStageLayoutRequest) GetLayoutVersion() int64 {
+	if x != nil {
+		return x.LayoutVersion
+	}
+	return 0
+}
+
+func (x *RestoreStageLayoutRequest) GetValidateOnly() bool {
+	if x != nil {
+		return x.ValidateOnly
+	}
+	return false
+}
+
+func (x *RestoreStageLayoutRequest) GetIdempotencyKey() string {
+	if x != nil && x.IdempotencyKey != nil {
+		return *x.IdempotencyKey
+	}
+	return ""
+}
+
+// RestoreStageLayoutResponse answers with the new version and stages.
+type RestoreStageLayoutResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The trip version after the restore (the current one with validate_only,
+	// or when the layout is already the current one).
+	Version int64 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	// True with validate_only, or when nothing changed.
+	VersionUnchanged bool `protobuf:"varint,2,opt,name=version_unchanged,json=versionUnchanged,proto3" json:"version_unchanged,omitempty"`
+	// Set with validate_only.
+	Impact *Impact `protobuf:"bytes,3,opt,name=impact,proto3" json:"impact,omitempty"`
+	// The digest after the restore; absent with validate_only.
+	Trip          *TripDigest `protobuf:"bytes,4,opt,name=trip,proto3" json:"trip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreStageLayoutResponse) Reset() {
+	*x = RestoreStageLayoutResponse{}
+	mi := &file_roadbook_v1_stage_edit_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreStageLayoutResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreStageLayoutResponse) ProtoMessage() {}
+
+func (x *RestoreStageLayoutResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_v1_stage_edit_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreStageLayoutResponse.ProtoReflect.Descriptor instead.
+func (*RestoreStageLayoutResponse) Descriptor() ([]byte, []int) {
+	return file_roadbook_v1_stage_edit_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *RestoreStageLayoutResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *RestoreStageLayoutResponse) GetVersionUnchanged() bool {
+	if x != nil {
+		return x.VersionUnchanged
+	}
+	return false
+}
+
+func (x *RestoreStageLayoutResponse) GetImpact() *Impact {
+	if x != nil {
+		return x.Impact
+	}
+	return nil
+}
+
+func (x *RestoreStageLayoutResponse) GetTrip() *TripDigest {
+	if x != nil {
+		return x.Trip
+	}
+	return nil
+}
+
 var File_roadbook_v1_stage_edit_proto protoreflect.FileDescriptor
 
 const file_roadbook_v1_stage_edit_proto_rawDesc = "" +
@@ -1190,7 +1347,20 @@ const file_roadbook_v1_stage_edit_proto_rawDesc = "" +
 	"\x13AddWaypointResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12+\n" +
 	"\x11version_unchanged\x18\x02 \x01(\bR\x10versionUnchanged\x121\n" +
-	"\bwaypoint\x18\x03 \x01(\v2\x15.roadbook.v1.WaypointR\bwaypoint2\xf5\x03\n" +
+	"\bwaypoint\x18\x03 \x01(\v2\x15.roadbook.v1.WaypointR\bwaypoint\"\x9e\x03\n" +
+	"\x19RestoreStageLayoutRequest\x12!\n" +
+	"\atrip_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\x06tripId\x12!\n" +
+	"\aversion\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x01R\aversion\x12.\n" +
+	"\x0elayout_version\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x01R\rlayoutVersion\x12#\n" +
+	"\rvalidate_only\x18\x04 \x01(\bR\fvalidateOnly\x12K\n" +
+	"\x0fidempotency_key\x18\x05 \x01(\tB\x1d\xbaH\x1ar\x182\x16^[A-Za-z0-9_-]{8,128}$H\x00R\x0eidempotencyKey\x88\x01\x01:\x84\x01\xbaH\x80\x01\x1a~\n" +
+	"+restore_stage_layout.layout_version_earlier\x12+layout_version must be earlier than version\x1a\"this.layout_version < this.versionB\x12\n" +
+	"\x10_idempotency_key\"\xbd\x01\n" +
+	"\x1aRestoreStageLayoutResponse\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\x03R\aversion\x12+\n" +
+	"\x11version_unchanged\x18\x02 \x01(\bR\x10versionUnchanged\x12+\n" +
+	"\x06impact\x18\x03 \x01(\v2\x13.roadbook.v1.ImpactR\x06impact\x12+\n" +
+	"\x04trip\x18\x04 \x01(\v2\x17.roadbook.v1.TripDigestR\x04trip2\xdc\x04\n" +
 	"\x10StageEditService\x12P\n" +
 	"\vInsertStage\x12\x1f.roadbook.v1.InsertStageRequest\x1a .roadbook.v1.InsertStageResponse\x12P\n" +
 	"\vUpdateStage\x12\x1f.roadbook.v1.UpdateStageRequest\x1a .roadbook.v1.UpdateStageResponse\x12J\n" +
@@ -1198,7 +1368,8 @@ const file_roadbook_v1_stage_edit_proto_rawDesc = "" +
 	"\vDeleteStage\x12\x1f.roadbook.v1.DeleteStageRequest\x1a .roadbook.v1.DeleteStageResponse\x12M\n" +
 	"\n" +
 	"AddRestDay\x12\x1e.roadbook.v1.AddRestDayRequest\x1a\x1f.roadbook.v1.AddRestDayResponse\x12P\n" +
-	"\vAddWaypoint\x12\x1f.roadbook.v1.AddWaypointRequest\x1a .roadbook.v1.AddWaypointResponseB\xad\x01\n" +
+	"\vAddWaypoint\x12\x1f.roadbook.v1.AddWaypointRequest\x1a .roadbook.v1.AddWaypointResponse\x12e\n" +
+	"\x12RestoreStageLayout\x12&.roadbook.v1.RestoreStageLayoutRequest\x1a'.roadbook.v1.RestoreStageLayoutResponseB\xad\x01\n" +
 	"\x0fcom.roadbook.v1B\x0eStageEditProtoP\x01Z=github.com/roadbook/roadbook/proto/gen/roadbook/v1;roadbookv1\xa2\x02\x03RXX\xaa\x02\vRoadbook.V1\xca\x02\vRoadbook\\V1\xe2\x02\x17Roadbook\\V1\\GPBMetadata\xea\x02\fRoadbook::V1b\x06proto3"
 
 var (
@@ -1213,61 +1384,67 @@ func file_roadbook_v1_stage_edit_proto_rawDescGZIP() []byte {
 	return file_roadbook_v1_stage_edit_proto_rawDescData
 }
 
-var file_roadbook_v1_stage_edit_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_roadbook_v1_stage_edit_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_roadbook_v1_stage_edit_proto_goTypes = []any{
-	(*InsertStageRequest)(nil),  // 0: roadbook.v1.InsertStageRequest
-	(*InsertStageResponse)(nil), // 1: roadbook.v1.InsertStageResponse
-	(*StagePoints)(nil),         // 2: roadbook.v1.StagePoints
-	(*UpdateStageRequest)(nil),  // 3: roadbook.v1.UpdateStageRequest
-	(*UpdateStageResponse)(nil), // 4: roadbook.v1.UpdateStageResponse
-	(*MoveStageRequest)(nil),    // 5: roadbook.v1.MoveStageRequest
-	(*MoveStageResponse)(nil),   // 6: roadbook.v1.MoveStageResponse
-	(*DeleteStageRequest)(nil),  // 7: roadbook.v1.DeleteStageRequest
-	(*DeleteStageResponse)(nil), // 8: roadbook.v1.DeleteStageResponse
-	(*AddRestDayRequest)(nil),   // 9: roadbook.v1.AddRestDayRequest
-	(*AddRestDayResponse)(nil),  // 10: roadbook.v1.AddRestDayResponse
-	(*AddWaypointRequest)(nil),  // 11: roadbook.v1.AddWaypointRequest
-	(*AddWaypointResponse)(nil), // 12: roadbook.v1.AddWaypointResponse
-	(*LatLon)(nil),              // 13: roadbook.v1.LatLon
-	(*Impact)(nil),              // 14: roadbook.v1.Impact
-	(*TripDigest)(nil),          // 15: roadbook.v1.TripDigest
-	(*Waypoint)(nil),            // 16: roadbook.v1.Waypoint
+	(*InsertStageRequest)(nil),         // 0: roadbook.v1.InsertStageRequest
+	(*InsertStageResponse)(nil),        // 1: roadbook.v1.InsertStageResponse
+	(*StagePoints)(nil),                // 2: roadbook.v1.StagePoints
+	(*UpdateStageRequest)(nil),         // 3: roadbook.v1.UpdateStageRequest
+	(*UpdateStageResponse)(nil),        // 4: roadbook.v1.UpdateStageResponse
+	(*MoveStageRequest)(nil),           // 5: roadbook.v1.MoveStageRequest
+	(*MoveStageResponse)(nil),          // 6: roadbook.v1.MoveStageResponse
+	(*DeleteStageRequest)(nil),         // 7: roadbook.v1.DeleteStageRequest
+	(*DeleteStageResponse)(nil),        // 8: roadbook.v1.DeleteStageResponse
+	(*AddRestDayRequest)(nil),          // 9: roadbook.v1.AddRestDayRequest
+	(*AddRestDayResponse)(nil),         // 10: roadbook.v1.AddRestDayResponse
+	(*AddWaypointRequest)(nil),         // 11: roadbook.v1.AddWaypointRequest
+	(*AddWaypointResponse)(nil),        // 12: roadbook.v1.AddWaypointResponse
+	(*RestoreStageLayoutRequest)(nil),  // 13: roadbook.v1.RestoreStageLayoutRequest
+	(*RestoreStageLayoutResponse)(nil), // 14: roadbook.v1.RestoreStageLayoutResponse
+	(*LatLon)(nil),                     // 15: roadbook.v1.LatLon
+	(*Impact)(nil),                     // 16: roadbook.v1.Impact
+	(*TripDigest)(nil),                 // 17: roadbook.v1.TripDigest
+	(*Waypoint)(nil),                   // 18: roadbook.v1.Waypoint
 }
 var file_roadbook_v1_stage_edit_proto_depIdxs = []int32{
-	13, // 0: roadbook.v1.InsertStageRequest.start_point:type_name -> roadbook.v1.LatLon
-	13, // 1: roadbook.v1.InsertStageRequest.end_point:type_name -> roadbook.v1.LatLon
-	14, // 2: roadbook.v1.InsertStageResponse.impact:type_name -> roadbook.v1.Impact
-	15, // 3: roadbook.v1.InsertStageResponse.trip:type_name -> roadbook.v1.TripDigest
-	13, // 4: roadbook.v1.StagePoints.start_point:type_name -> roadbook.v1.LatLon
-	13, // 5: roadbook.v1.StagePoints.end_point:type_name -> roadbook.v1.LatLon
+	15, // 0: roadbook.v1.InsertStageRequest.start_point:type_name -> roadbook.v1.LatLon
+	15, // 1: roadbook.v1.InsertStageRequest.end_point:type_name -> roadbook.v1.LatLon
+	16, // 2: roadbook.v1.InsertStageResponse.impact:type_name -> roadbook.v1.Impact
+	17, // 3: roadbook.v1.InsertStageResponse.trip:type_name -> roadbook.v1.TripDigest
+	15, // 4: roadbook.v1.StagePoints.start_point:type_name -> roadbook.v1.LatLon
+	15, // 5: roadbook.v1.StagePoints.end_point:type_name -> roadbook.v1.LatLon
 	2,  // 6: roadbook.v1.UpdateStageRequest.points:type_name -> roadbook.v1.StagePoints
-	14, // 7: roadbook.v1.UpdateStageResponse.impact:type_name -> roadbook.v1.Impact
-	15, // 8: roadbook.v1.UpdateStageResponse.trip:type_name -> roadbook.v1.TripDigest
-	14, // 9: roadbook.v1.MoveStageResponse.impact:type_name -> roadbook.v1.Impact
-	15, // 10: roadbook.v1.MoveStageResponse.trip:type_name -> roadbook.v1.TripDigest
-	14, // 11: roadbook.v1.DeleteStageResponse.impact:type_name -> roadbook.v1.Impact
-	15, // 12: roadbook.v1.DeleteStageResponse.trip:type_name -> roadbook.v1.TripDigest
-	14, // 13: roadbook.v1.AddRestDayResponse.impact:type_name -> roadbook.v1.Impact
-	15, // 14: roadbook.v1.AddRestDayResponse.trip:type_name -> roadbook.v1.TripDigest
-	13, // 15: roadbook.v1.AddWaypointRequest.location:type_name -> roadbook.v1.LatLon
-	16, // 16: roadbook.v1.AddWaypointResponse.waypoint:type_name -> roadbook.v1.Waypoint
-	0,  // 17: roadbook.v1.StageEditService.InsertStage:input_type -> roadbook.v1.InsertStageRequest
-	3,  // 18: roadbook.v1.StageEditService.UpdateStage:input_type -> roadbook.v1.UpdateStageRequest
-	5,  // 19: roadbook.v1.StageEditService.MoveStage:input_type -> roadbook.v1.MoveStageRequest
-	7,  // 20: roadbook.v1.StageEditService.DeleteStage:input_type -> roadbook.v1.DeleteStageRequest
-	9,  // 21: roadbook.v1.StageEditService.AddRestDay:input_type -> roadbook.v1.AddRestDayRequest
-	11, // 22: roadbook.v1.StageEditService.AddWaypoint:input_type -> roadbook.v1.AddWaypointRequest
-	1,  // 23: roadbook.v1.StageEditService.InsertStage:output_type -> roadbook.v1.InsertStageResponse
-	4,  // 24: roadbook.v1.StageEditService.UpdateStage:output_type -> roadbook.v1.UpdateStageResponse
-	6,  // 25: roadbook.v1.StageEditService.MoveStage:output_type -> roadbook.v1.MoveStageResponse
-	8,  // 26: roadbook.v1.StageEditService.DeleteStage:output_type -> roadbook.v1.DeleteStageResponse
-	10, // 27: roadbook.v1.StageEditService.AddRestDay:output_type -> roadbook.v1.AddRestDayResponse
-	12, // 28: roadbook.v1.StageEditService.AddWaypoint:output_type -> roadbook.v1.AddWaypointResponse
-	23, // [23:29] is the sub-list for method output_type
-	17, // [17:23] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	16, // 7: roadbook.v1.UpdateStageResponse.impact:type_name -> roadbook.v1.Impact
+	17, // 8: roadbook.v1.UpdateStageResponse.trip:type_name -> roadbook.v1.TripDigest
+	16, // 9: roadbook.v1.MoveStageResponse.impact:type_name -> roadbook.v1.Impact
+	17, // 10: roadbook.v1.MoveStageResponse.trip:type_name -> roadbook.v1.TripDigest
+	16, // 11: roadbook.v1.DeleteStageResponse.impact:type_name -> roadbook.v1.Impact
+	17, // 12: roadbook.v1.DeleteStageResponse.trip:type_name -> roadbook.v1.TripDigest
+	16, // 13: roadbook.v1.AddRestDayResponse.impact:type_name -> roadbook.v1.Impact
+	17, // 14: roadbook.v1.AddRestDayResponse.trip:type_name -> roadbook.v1.TripDigest
+	15, // 15: roadbook.v1.AddWaypointRequest.location:type_name -> roadbook.v1.LatLon
+	18, // 16: roadbook.v1.AddWaypointResponse.waypoint:type_name -> roadbook.v1.Waypoint
+	16, // 17: roadbook.v1.RestoreStageLayoutResponse.impact:type_name -> roadbook.v1.Impact
+	17, // 18: roadbook.v1.RestoreStageLayoutResponse.trip:type_name -> roadbook.v1.TripDigest
+	0,  // 19: roadbook.v1.StageEditService.InsertStage:input_type -> roadbook.v1.InsertStageRequest
+	3,  // 20: roadbook.v1.StageEditService.UpdateStage:input_type -> roadbook.v1.UpdateStageRequest
+	5,  // 21: roadbook.v1.StageEditService.MoveStage:input_type -> roadbook.v1.MoveStageRequest
+	7,  // 22: roadbook.v1.StageEditService.DeleteStage:input_type -> roadbook.v1.DeleteStageRequest
+	9,  // 23: roadbook.v1.StageEditService.AddRestDay:input_type -> roadbook.v1.AddRestDayRequest
+	11, // 24: roadbook.v1.StageEditService.AddWaypoint:input_type -> roadbook.v1.AddWaypointRequest
+	13, // 25: roadbook.v1.StageEditService.RestoreStageLayout:input_type -> roadbook.v1.RestoreStageLayoutRequest
+	1,  // 26: roadbook.v1.StageEditService.InsertStage:output_type -> roadbook.v1.InsertStageResponse
+	4,  // 27: roadbook.v1.StageEditService.UpdateStage:output_type -> roadbook.v1.UpdateStageResponse
+	6,  // 28: roadbook.v1.StageEditService.MoveStage:output_type -> roadbook.v1.MoveStageResponse
+	8,  // 29: roadbook.v1.StageEditService.DeleteStage:output_type -> roadbook.v1.DeleteStageResponse
+	10, // 30: roadbook.v1.StageEditService.AddRestDay:output_type -> roadbook.v1.AddRestDayResponse
+	12, // 31: roadbook.v1.StageEditService.AddWaypoint:output_type -> roadbook.v1.AddWaypointResponse
+	14, // 32: roadbook.v1.StageEditService.RestoreStageLayout:output_type -> roadbook.v1.RestoreStageLayoutResponse
+	26, // [26:33] is the sub-list for method output_type
+	19, // [19:26] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_roadbook_v1_stage_edit_proto_init() }
@@ -1288,13 +1465,14 @@ func file_roadbook_v1_stage_edit_proto_init() {
 	file_roadbook_v1_stage_edit_proto_msgTypes[7].OneofWrappers = []any{}
 	file_roadbook_v1_stage_edit_proto_msgTypes[9].OneofWrappers = []any{}
 	file_roadbook_v1_stage_edit_proto_msgTypes[11].OneofWrappers = []any{}
+	file_roadbook_v1_stage_edit_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_roadbook_v1_stage_edit_proto_rawDesc), len(file_roadbook_v1_stage_edit_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

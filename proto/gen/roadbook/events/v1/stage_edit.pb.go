@@ -393,11 +393,163 @@ func (x *RestDayAdded) GetEndDate() string {
 	return ""
 }
 
+// StageLayoutRestored puts back the stages of an earlier trip version (undo
+// and redo of stage edits): every stage is replaced by the ones carried
+// here, in order. A carried stage whose content hash a current stage has
+// keeps that stage's results (analysis, candidates); the others are new
+// content and are analysed again. Waypoints stay on the trip, each on the
+// nearest restored stage. One version step.
+type StageLayoutRestored struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The trip version whose layout was restored.
+	LayoutVersion int64 `protobuf:"varint,1,opt,name=layout_version,json=layoutVersion,proto3" json:"layout_version,omitempty"`
+	// The stages, dated and hashed for the trip as it is now.
+	Stages []*Stage `protobuf:"bytes,2,rep,name=stages,proto3" json:"stages,omitempty"`
+	// The place names the restored stages had at layout_version, by their
+	// content hash here, so the days read as they did.
+	Labels []*StageLabel `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty"`
+	// The nights chosen at layout_version; stages not named have none.
+	Nights []*RestoredNight `protobuf:"bytes,4,rep,name=nights,proto3" json:"nights,omitempty"`
+	// The trip's end date after the restore; empty when the trip has no dates.
+	EndDate       string `protobuf:"bytes,5,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StageLayoutRestored) Reset() {
+	*x = StageLayoutRestored{}
+	mi := &file_roadbook_events_v1_stage_edit_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StageLayoutRestored) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StageLayoutRestored) ProtoMessage() {}
+
+func (x *StageLayoutRestored) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_events_v1_stage_edit_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StageLayoutRestored.ProtoReflect.Descriptor instead.
+func (*StageLayoutRestored) Descriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_stage_edit_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *StageLayoutRestored) GetLayoutVersion() int64 {
+	if x != nil {
+		return x.LayoutVersion
+	}
+	return 0
+}
+
+func (x *StageLayoutRestored) GetStages() []*Stage {
+	if x != nil {
+		return x.Stages
+	}
+	return nil
+}
+
+func (x *StageLayoutRestored) GetLabels() []*StageLabel {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *StageLayoutRestored) GetNights() []*RestoredNight {
+	if x != nil {
+		return x.Nights
+	}
+	return nil
+}
+
+func (x *StageLayoutRestored) GetEndDate() string {
+	if x != nil {
+		return x.EndDate
+	}
+	return ""
+}
+
+// RestoredNight is a chosen accommodation that comes back with a layout.
+type RestoredNight struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The stage (index in StageLayoutRestored.stages).
+	StageIndex uint32 `protobuf:"varint,1,opt,name=stage_index,json=stageIndex,proto3" json:"stage_index,omitempty"`
+	// The place.
+	Accommodation *Accommodation `protobuf:"bytes,2,opt,name=accommodation,proto3" json:"accommodation,omitempty"`
+	// Whether the user had typed it in.
+	Manual        bool `protobuf:"varint,3,opt,name=manual,proto3" json:"manual,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoredNight) Reset() {
+	*x = RestoredNight{}
+	mi := &file_roadbook_events_v1_stage_edit_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoredNight) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoredNight) ProtoMessage() {}
+
+func (x *RestoredNight) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_events_v1_stage_edit_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoredNight.ProtoReflect.Descriptor instead.
+func (*RestoredNight) Descriptor() ([]byte, []int) {
+	return file_roadbook_events_v1_stage_edit_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RestoredNight) GetStageIndex() uint32 {
+	if x != nil {
+		return x.StageIndex
+	}
+	return 0
+}
+
+func (x *RestoredNight) GetAccommodation() *Accommodation {
+	if x != nil {
+		return x.Accommodation
+	}
+	return nil
+}
+
+func (x *RestoredNight) GetManual() bool {
+	if x != nil {
+		return x.Manual
+	}
+	return false
+}
+
 var File_roadbook_events_v1_stage_edit_proto protoreflect.FileDescriptor
 
 const file_roadbook_events_v1_stage_edit_proto_rawDesc = "" +
 	"\n" +
-	"#roadbook/events/v1/stage_edit.proto\x12\x12roadbook.events.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1eroadbook/events/v1/stage.proto\"\xa7\x01\n" +
+	"#roadbook/events/v1/stage_edit.proto\x12\x12roadbook.events.v1\x1a\x1bbuf/validate/validate.proto\x1a&roadbook/events/v1/accommodation.proto\x1a\x1eroadbook/events/v1/label.proto\x1a\x1eroadbook/events/v1/stage.proto\"\xa7\x01\n" +
 	"\rStageInserted\x12\x1a\n" +
 	"\bposition\x18\x01 \x01(\rR\bposition\x127\n" +
 	"\x05stage\x18\x02 \x01(\v2\x19.roadbook.events.v1.StageB\x06\xbaH\x03\xc8\x01\x01R\x05stage\x12A\n" +
@@ -429,7 +581,18 @@ const file_roadbook_events_v1_stage_edit_proto_rawDesc = "" +
 	"\vafter_index\x18\x01 \x01(\rR\n" +
 	"afterIndex\x127\n" +
 	"\x05stage\x18\x02 \x01(\v2\x19.roadbook.events.v1.StageB\x06\xbaH\x03\xc8\x01\x01R\x05stage\x12A\n" +
-	"\bend_date\x18\x03 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\aendDateB\xd6\x01\n" +
+	"\bend_date\x18\x03 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\aendDate\"\xb8\x02\n" +
+	"\x13StageLayoutRestored\x12.\n" +
+	"\x0elayout_version\x18\x01 \x01(\x03B\a\xbaH\x04\"\x02(\x01R\rlayoutVersion\x12;\n" +
+	"\x06stages\x18\x02 \x03(\v2\x19.roadbook.events.v1.StageB\b\xbaH\x05\x92\x01\x02\b\x01R\x06stages\x126\n" +
+	"\x06labels\x18\x03 \x03(\v2\x1e.roadbook.events.v1.StageLabelR\x06labels\x129\n" +
+	"\x06nights\x18\x04 \x03(\v2!.roadbook.events.v1.RestoredNightR\x06nights\x12A\n" +
+	"\bend_date\x18\x05 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\aendDate\"\x99\x01\n" +
+	"\rRestoredNight\x12\x1f\n" +
+	"\vstage_index\x18\x01 \x01(\rR\n" +
+	"stageIndex\x12O\n" +
+	"\raccommodation\x18\x02 \x01(\v2!.roadbook.events.v1.AccommodationB\x06\xbaH\x03\xc8\x01\x01R\raccommodation\x12\x16\n" +
+	"\x06manual\x18\x03 \x01(\bR\x06manualB\xd6\x01\n" +
 	"\x16com.roadbook.events.v1B\x0eStageEditProtoP\x01ZBgithub.com/roadbook/roadbook/proto/gen/roadbook/events/v1;eventsv1\xa2\x02\x03REX\xaa\x02\x12Roadbook.Events.V1\xca\x02\x12Roadbook\\Events\\V1\xe2\x02\x1eRoadbook\\Events\\V1\\GPBMetadata\xea\x02\x14Roadbook::Events::V1b\x06proto3"
 
 var (
@@ -444,27 +607,35 @@ func file_roadbook_events_v1_stage_edit_proto_rawDescGZIP() []byte {
 	return file_roadbook_events_v1_stage_edit_proto_rawDescData
 }
 
-var file_roadbook_events_v1_stage_edit_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_roadbook_events_v1_stage_edit_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_roadbook_events_v1_stage_edit_proto_goTypes = []any{
-	(*StageInserted)(nil), // 0: roadbook.events.v1.StageInserted
-	(*StageUpdated)(nil),  // 1: roadbook.events.v1.StageUpdated
-	(*StageMoved)(nil),    // 2: roadbook.events.v1.StageMoved
-	(*StageDeleted)(nil),  // 3: roadbook.events.v1.StageDeleted
-	(*RestDayAdded)(nil),  // 4: roadbook.events.v1.RestDayAdded
-	(*Stage)(nil),         // 5: roadbook.events.v1.Stage
+	(*StageInserted)(nil),       // 0: roadbook.events.v1.StageInserted
+	(*StageUpdated)(nil),        // 1: roadbook.events.v1.StageUpdated
+	(*StageMoved)(nil),          // 2: roadbook.events.v1.StageMoved
+	(*StageDeleted)(nil),        // 3: roadbook.events.v1.StageDeleted
+	(*RestDayAdded)(nil),        // 4: roadbook.events.v1.RestDayAdded
+	(*StageLayoutRestored)(nil), // 5: roadbook.events.v1.StageLayoutRestored
+	(*RestoredNight)(nil),       // 6: roadbook.events.v1.RestoredNight
+	(*Stage)(nil),               // 7: roadbook.events.v1.Stage
+	(*StageLabel)(nil),          // 8: roadbook.events.v1.StageLabel
+	(*Accommodation)(nil),       // 9: roadbook.events.v1.Accommodation
 }
 var file_roadbook_events_v1_stage_edit_proto_depIdxs = []int32{
-	5, // 0: roadbook.events.v1.StageInserted.stage:type_name -> roadbook.events.v1.Stage
-	5, // 1: roadbook.events.v1.StageUpdated.stage:type_name -> roadbook.events.v1.Stage
-	5, // 2: roadbook.events.v1.StageUpdated.next_stage:type_name -> roadbook.events.v1.Stage
-	5, // 3: roadbook.events.v1.StageMoved.changed_stages:type_name -> roadbook.events.v1.Stage
-	5, // 4: roadbook.events.v1.StageDeleted.merged_stage:type_name -> roadbook.events.v1.Stage
-	5, // 5: roadbook.events.v1.RestDayAdded.stage:type_name -> roadbook.events.v1.Stage
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	7,  // 0: roadbook.events.v1.StageInserted.stage:type_name -> roadbook.events.v1.Stage
+	7,  // 1: roadbook.events.v1.StageUpdated.stage:type_name -> roadbook.events.v1.Stage
+	7,  // 2: roadbook.events.v1.StageUpdated.next_stage:type_name -> roadbook.events.v1.Stage
+	7,  // 3: roadbook.events.v1.StageMoved.changed_stages:type_name -> roadbook.events.v1.Stage
+	7,  // 4: roadbook.events.v1.StageDeleted.merged_stage:type_name -> roadbook.events.v1.Stage
+	7,  // 5: roadbook.events.v1.RestDayAdded.stage:type_name -> roadbook.events.v1.Stage
+	7,  // 6: roadbook.events.v1.StageLayoutRestored.stages:type_name -> roadbook.events.v1.Stage
+	8,  // 7: roadbook.events.v1.StageLayoutRestored.labels:type_name -> roadbook.events.v1.StageLabel
+	6,  // 8: roadbook.events.v1.StageLayoutRestored.nights:type_name -> roadbook.events.v1.RestoredNight
+	9,  // 9: roadbook.events.v1.RestoredNight.accommodation:type_name -> roadbook.events.v1.Accommodation
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_roadbook_events_v1_stage_edit_proto_init() }
@@ -472,6 +643,8 @@ func file_roadbook_events_v1_stage_edit_proto_init() {
 	if File_roadbook_events_v1_stage_edit_proto != nil {
 		return
 	}
+	file_roadbook_events_v1_accommodation_proto_init()
+	file_roadbook_events_v1_label_proto_init()
 	file_roadbook_events_v1_stage_proto_init()
 	file_roadbook_events_v1_stage_edit_proto_msgTypes[1].OneofWrappers = []any{}
 	file_roadbook_events_v1_stage_edit_proto_msgTypes[3].OneofWrappers = []any{}
@@ -481,7 +654,7 @@ func file_roadbook_events_v1_stage_edit_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_roadbook_events_v1_stage_edit_proto_rawDesc), len(file_roadbook_events_v1_stage_edit_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

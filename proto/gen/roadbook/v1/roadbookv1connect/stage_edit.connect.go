@@ -51,6 +51,9 @@ const (
 	// StageEditServiceAddWaypointProcedure is the fully-qualified name of the StageEditService's
 	// AddWaypoint RPC.
 	StageEditServiceAddWaypointProcedure = "/roadbook.v1.StageEditService/AddWaypoint"
+	// StageEditServiceRestoreStageLayoutProcedure is the fully-qualified name of the StageEditService's
+	// RestoreStageLayout RPC.
+	StageEditServiceRestoreStageLayoutProcedure = "/roadbook.v1.StageEditService/RestoreStageLayout"
 )
 
 // StageEditServiceClient is a client for the roadbook.v1.StageEditService service.
@@ -68,6 +71,13 @@ type StageEditServiceClient interface {
 	// AddWaypoint stores a POI detour on a stage. It does not change the split
 	// and does not move the version.
 	AddWaypoint(context.Context, *connect.Request[v1.AddWaypointRequest]) (*connect.Response[v1.AddWaypointResponse], error)
+	// RestoreStageLayout puts back the days as they were at an earlier trip
+	// version: undo and redo of stage edits. The event history holds every
+	// layout, so nothing is lost by an edit; the restore is itself a new edit
+	// (one version step, refused on a started trip). Stages whose content is
+	// unchanged keep their analysis; waypoints stay on the trip, each on the
+	// day nearest to it; the nights chosen at that version come back.
+	RestoreStageLayout(context.Context, *connect.Request[v1.RestoreStageLayoutRequest]) (*connect.Response[v1.RestoreStageLayoutResponse], error)
 }
 
 // NewStageEditServiceClient constructs a client for the roadbook.v1.StageEditService service. By
@@ -117,17 +127,24 @@ func NewStageEditServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(stageEditServiceMethods.ByName("AddWaypoint")),
 			connect.WithClientOptions(opts...),
 		),
+		restoreStageLayout: connect.NewClient[v1.RestoreStageLayoutRequest, v1.RestoreStageLayoutResponse](
+			httpClient,
+			baseURL+StageEditServiceRestoreStageLayoutProcedure,
+			connect.WithSchema(stageEditServiceMethods.ByName("RestoreStageLayout")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // stageEditServiceClient implements StageEditServiceClient.
 type stageEditServiceClient struct {
-	insertStage *connect.Client[v1.InsertStageRequest, v1.InsertStageResponse]
-	updateStage *connect.Client[v1.UpdateStageRequest, v1.UpdateStageResponse]
-	moveStage   *connect.Client[v1.MoveStageRequest, v1.MoveStageResponse]
-	deleteStage *connect.Client[v1.DeleteStageRequest, v1.DeleteStageResponse]
-	addRestDay  *connect.Client[v1.AddRestDayRequest, v1.AddRestDayResponse]
-	addWaypoint *connect.Client[v1.AddWaypointRequest, v1.AddWaypointResponse]
+	insertStage        *connect.Client[v1.InsertStageRequest, v1.InsertStageResponse]
+	updateStage        *connect.Client[v1.UpdateStageRequest, v1.UpdateStageResponse]
+	moveStage          *connect.Client[v1.MoveStageRequest, v1.MoveStageResponse]
+	deleteStage        *connect.Client[v1.DeleteStageRequest, v1.DeleteStageResponse]
+	addRestDay         *connect.Client[v1.AddRestDayRequest, v1.AddRestDayResponse]
+	addWaypoint        *connect.Client[v1.AddWaypointRequest, v1.AddWaypointResponse]
+	restoreStageLayout *connect.Client[v1.RestoreStageLayoutRequest, v1.RestoreStageLayoutResponse]
 }
 
 // InsertStage calls roadbook.v1.StageEditService.InsertStage.
@@ -160,6 +177,11 @@ func (c *stageEditServiceClient) AddWaypoint(ctx context.Context, req *connect.R
 	return c.addWaypoint.CallUnary(ctx, req)
 }
 
+// RestoreStageLayout calls roadbook.v1.StageEditService.RestoreStageLayout.
+func (c *stageEditServiceClient) RestoreStageLayout(ctx context.Context, req *connect.Request[v1.RestoreStageLayoutRequest]) (*connect.Response[v1.RestoreStageLayoutResponse], error) {
+	return c.restoreStageLayout.CallUnary(ctx, req)
+}
+
 // StageEditServiceHandler is an implementation of the roadbook.v1.StageEditService service.
 type StageEditServiceHandler interface {
 	// InsertStage adds a straight-line stage at a position.
@@ -175,6 +197,13 @@ type StageEditServiceHandler interface {
 	// AddWaypoint stores a POI detour on a stage. It does not change the split
 	// and does not move the version.
 	AddWaypoint(context.Context, *connect.Request[v1.AddWaypointRequest]) (*connect.Response[v1.AddWaypointResponse], error)
+	// RestoreStageLayout puts back the days as they were at an earlier trip
+	// version: undo and redo of stage edits. The event history holds every
+	// layout, so nothing is lost by an edit; the restore is itself a new edit
+	// (one version step, refused on a started trip). Stages whose content is
+	// unchanged keep their analysis; waypoints stay on the trip, each on the
+	// day nearest to it; the nights chosen at that version come back.
+	RestoreStageLayout(context.Context, *connect.Request[v1.RestoreStageLayoutRequest]) (*connect.Response[v1.RestoreStageLayoutResponse], error)
 }
 
 // NewStageEditServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -220,6 +249,12 @@ func NewStageEditServiceHandler(svc StageEditServiceHandler, opts ...connect.Han
 		connect.WithSchema(stageEditServiceMethods.ByName("AddWaypoint")),
 		connect.WithHandlerOptions(opts...),
 	)
+	stageEditServiceRestoreStageLayoutHandler := connect.NewUnaryHandler(
+		StageEditServiceRestoreStageLayoutProcedure,
+		svc.RestoreStageLayout,
+		connect.WithSchema(stageEditServiceMethods.ByName("RestoreStageLayout")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/roadbook.v1.StageEditService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case StageEditServiceInsertStageProcedure:
@@ -234,6 +269,8 @@ func NewStageEditServiceHandler(svc StageEditServiceHandler, opts ...connect.Han
 			stageEditServiceAddRestDayHandler.ServeHTTP(w, r)
 		case StageEditServiceAddWaypointProcedure:
 			stageEditServiceAddWaypointHandler.ServeHTTP(w, r)
+		case StageEditServiceRestoreStageLayoutProcedure:
+			stageEditServiceRestoreStageLayoutHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -265,4 +302,8 @@ func (UnimplementedStageEditServiceHandler) AddRestDay(context.Context, *connect
 
 func (UnimplementedStageEditServiceHandler) AddWaypoint(context.Context, *connect.Request[v1.AddWaypointRequest]) (*connect.Response[v1.AddWaypointResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("roadbook.v1.StageEditService.AddWaypoint is not implemented"))
+}
+
+func (UnimplementedStageEditServiceHandler) RestoreStageLayout(context.Context, *connect.Request[v1.RestoreStageLayoutRequest]) (*connect.Response[v1.RestoreStageLayoutResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("roadbook.v1.StageEditService.RestoreStageLayout is not implemented"))
 }

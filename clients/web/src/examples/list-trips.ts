@@ -9,7 +9,7 @@
 // <p id="error"> with the Connect error code and message.
 import { createClient, ConnectError } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { TripService } from "./gen/roadbook/v1/trip_service_pb";
+import { TripService } from "../gen/roadbook/v1/trip_service_pb";
 
 async function main(): Promise<void> {
   const body = document.body;
