@@ -5,8 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { DOMParser } from "@xmldom/xmldom";
 
 import { Code as ErrorCode, ErrorInfoSchema } from "../gen/roadbook/v1/error_pb.js";
@@ -15,18 +14,13 @@ import { StageEditService } from "../gen/roadbook/v1/stage_edit_pb.js";
 import { type TripDigest, TripStatus } from "../gen/roadbook/v1/trip_pb.js";
 import { CreateTripFromUploadRequestSchema, TripService } from "../gen/roadbook/v1/trip_service_pb.js";
 import { TripChange, WatchService } from "../gen/roadbook/v1/watch_pb.js";
-import { devInfo, fixture, fixtureName } from "./dev.ts";
+import { apiTransport, devInfo, fixture, fixtureName } from "./dev.ts";
 
 // How long the watch may take to see stages: liveness, not speed.
 const watchBudgetMs = 90_000;
 
 const dev = devInfo();
-const bearer: Interceptor = (next) => (req) => {
-  req.header.set("Authorization", `Bearer ${dev.apiToken}`);
-  return next(req);
-};
-// HTTP/1.1 like a browser's fetch; Connect's server stream works on it too.
-const transport = createConnectTransport({ baseUrl: dev.apiUrl, httpVersion: "1.1", interceptors: [bearer] });
+const transport = apiTransport(dev);
 const trips = createClient(TripService, transport);
 const watch = createClient(WatchService, transport);
 const edits = createClient(StageEditService, transport);

@@ -2,6 +2,9 @@
 // 627 km fixture both scenarios upload.
 import { readFileSync } from "node:fs";
 
+import type { Interceptor, Transport } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+
 /** The fields of dev.json the scenarios use. */
 export interface DevInfo {
   apiUrl: string;
@@ -39,4 +42,17 @@ export function fixture(): Buffer {
 /** sleep waits ms milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * apiTransport is the Connect API of dev as a frontend calls it: HTTP/1.1
+ * like a browser's fetch (Connect's server streams work on it too), the dev
+ * API token as the bearer.
+ */
+export function apiTransport(dev: DevInfo): Transport {
+  const bearer: Interceptor = (next) => (req) => {
+    req.header.set("Authorization", `Bearer ${dev.apiToken}`);
+    return next(req);
+  };
+  return createConnectTransport({ baseUrl: dev.apiUrl, httpVersion: "1.1", interceptors: [bearer] });
 }

@@ -8,23 +8,18 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { create } from "@bufbuild/protobuf";
-import { createClient, type Interceptor } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import { createClient } from "@connectrpc/connect";
 import { DOMParser, type Element } from "@xmldom/xmldom";
 
 import { ExportFormat, ExportService } from "../gen/roadbook/v1/export_pb.js";
 import { ComputationState } from "../gen/roadbook/v1/progress_pb.js";
 import { type TripDigest, TripStatus } from "../gen/roadbook/v1/trip_pb.js";
 import { CreateTripFromUploadRequestSchema, TripService } from "../gen/roadbook/v1/trip_service_pb.js";
-import { devInfo, fixture, fixtureName, sleep } from "./dev.ts";
+import { apiTransport, devInfo, fixture, fixtureName, sleep } from "./dev.ts";
 import { checkCourse, maxCoursePoints } from "./fitcheck.ts";
 
 const dev = devInfo();
-const bearer: Interceptor = (next) => (req) => {
-  req.header.set("Authorization", `Bearer ${dev.apiToken}`);
-  return next(req);
-};
-const transport = createConnectTransport({ baseUrl: dev.apiUrl, httpVersion: "1.1", interceptors: [bearer] });
+const transport = apiTransport(dev);
 const trips = createClient(TripService, transport);
 const exporter = createClient(ExportService, transport);
 
