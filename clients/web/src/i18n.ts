@@ -166,6 +166,9 @@ const en = {
   start_date: "First day",
   end_date: "Last day",
   enabled_accommodation_types: "Accommodation types",
+  daily_riding_hours: "Riding hours a day",
+  rest_day_every: "A rest day every … riding days",
+  preset: "Rider",
   accType1: "Hotel",
   accType2: "Guest house",
   accType3: "Chalet",
@@ -372,6 +375,9 @@ const fr: Record<Key, string> = {
   start_date: "Premier jour",
   end_date: "Dernier jour",
   enabled_accommodation_types: "Types d'hébergement",
+  daily_riding_hours: "Heures de selle par jour",
+  rest_day_every: "Un jour de repos tous les … jours",
+  preset: "Cycliste",
   accType1: "Hôtel",
   accType2: "Chambre d'hôtes",
   accType3: "Chalet",
@@ -427,6 +433,12 @@ export function setLang(l: Lang): void {
   localStorage.setItem("roadbook.lang", l);
   document.documentElement.lang = l;
   lang.set(l);
+}
+
+// hasKey reports whether key has a text: a field the server added after this
+// client was written has none, and is labelled from its name instead.
+export function hasKey(key: string): key is Key {
+  return key in en;
 }
 
 export function t(key: Key, params: Record<string, string | number> = {}): string {

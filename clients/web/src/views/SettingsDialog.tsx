@@ -8,7 +8,7 @@ import { failure, idem, type ApiFailure } from "../api";
 import { humanize } from "../format";
 import { TripSettingsInputSchema, AccommodationType } from "../gen/roadbook/v1/settings_pb";
 import type { TripDigest } from "../gen/roadbook/v1/trip_pb";
-import { t, type Key } from "../i18n";
+import { hasKey, t, type Key } from "../i18n";
 import type { Ctx } from "./App";
 import { ErrorNote, Modal } from "./common";
 import type { TripActions } from "./TripPage";
@@ -16,9 +16,7 @@ import type { TripActions } from "./TripPage";
 type Values = Record<string, unknown>;
 
 function fieldLabel(f: DescField): string {
-  const k = f.name as Key;
-  const translated = t(k);
-  return translated === k || translated.startsWith("{") ? humanize(f.name) : translated;
+  return hasKey(f.name) ? t(f.name) : humanize(f.name);
 }
 
 export function SettingsDialog({ ctx, id, digest, actions, onClose }: { ctx: Ctx; id: string; digest: TripDigest; actions: TripActions; onClose: () => void }) {
