@@ -101,8 +101,12 @@ func TestQueueOrder(t *testing.T) {
 	for range 10 {
 		g.gate <- struct{}{}
 	}
-	require.Equal(t, "second", (<-results)[0].Name, "newest first: the oldest caller is the likeliest to have gone")
-	require.Equal(t, "first", (<-results)[0].Name)
+	// Both callers get their own answer. The order the geocoder served
+	// them in (newest first: the oldest caller is the likeliest to have
+	// gone) is the call log's, checked below; the order the two goroutines
+	// hand their results back in is the scheduler's.
+	got := []string{(<-results)[0].Name, (<-results)[0].Name}
+	require.ElementsMatch(t, []string{"first", "second"}, got)
 
 	t.Run("searches go before labels and labels alternate between trips", func(t *testing.T) {
 		require.Equal(t, []string{
