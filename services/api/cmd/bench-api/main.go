@@ -6,6 +6,19 @@
 //
 //	api get-trip rps=N p50_ms=A p99_ms=B baseline_rps=M ratio=R
 //
+// Then the write phase: -write-clients writers, each on a trip of its own,
+// edit a stage (UpdateStage, the length of day 1 alternating by 1 km, each
+// edit at the version the last one answered) for the same time, against the
+// same writers appending one event to a stream of their own straight into
+// the event store (Append at the expected version, no API): the floor any
+// write through the API stands on. It prints
+//
+//	api edit rps=N p50_ms=A p99_ms=B append_rps=M append_p50_ms=C ratio=R
+//
+// where ratio = edit rps / append rps: what the API's write path (auth,
+// validation, idempotency lookup, load, decide, summary, the response
+// digest) keeps of the store's own append rate.
+//
 // The database is ROADBOOK_TEST_DATABASE_URL (default the local cluster); the
 // run uses a schema of its own and drops it afterwards.
 package main
@@ -46,13 +59,15 @@ func main() {
 	clients := flag.Int("clients", 64, "concurrent clients")
 	duration := flag.Duration("duration", 20*time.Second, "measuring time per phase")
 	stages := flag.Int("stages", 30, "stages of the trip")
+	writers := flag.Int("write-clients", 16, "concurrent writers in the write phase (0: skip it)")
+	flag.StringVar(&writeProfile, "write-cpuprofile", "", "write a CPU profile of the edit phase to this file")
 	flag.Parse()
-	if err := run(*clients, *duration, *stages); err != nil {
+	if err := run(*clients, *writers, *duration, *stages); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(clients int, duration time.Duration, stageCount int) error {
+func run(clients, writers int, duration time.Duration, stageCount int) error {
 	ctx := context.Background()
 	dbURL, drop, err := pgtest.NewSchema(ctx, "bench_api")
 	if err != nil {
@@ -102,7 +117,7 @@ func run(clients int, duration time.Duration, stageCount int) error {
 		return err
 	}
 	token, err := iss.Mint(auth.Claims{Subject: "bench", Audience: []string{auth.DefaultAudience},
-		ExpiresAt: time.Now().Add(time.Hour), Scopes: []auth.Scope{auth.ScopeRead}})
+		ExpiresAt: time.Now().Add(time.Hour), Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}})
 	if err != nil {
 		return err
 	}
@@ -169,7 +184,11 @@ func run(clients int, duration time.Duration, stageCount int) error {
 	baseRPS := float64(baseN) / duration.Seconds()
 	fmt.Printf("api get-trip rps=%.0f p50_ms=%.2f p99_ms=%.2f baseline_rps=%.0f ratio=%.2f\n",
 		rps, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), baseRPS, rps/baseRPS)
-	return nil
+	if writers == 0 {
+		return nil
+	}
+	return writePhase(ctx, store, client, roadbookv1connect.NewStageEditServiceClient(hc, base, connect.WithProtoJSON()),
+		token, writers, duration, stageCount)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
