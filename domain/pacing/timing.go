@@ -21,8 +21,21 @@ const earthRadiusM = 6371008.8
 // (elevations); a line with none is timed as flat.
 func (m Model) CumulativeSeconds(pts []route.Point) []float64 {
 	out := make([]float64, len(pts))
+	windowSteps(pts, func(i int, step, g float64) {
+		out[i] = out[i-1] + step/m.Speed(g)
+	})
+	return out
+}
+
+// windowSteps walks a polyline step by step, calling fn(i, step, g) for the
+// step pts[i−1] → pts[i] with its local planar length and its grade measured
+// over GradeWindowM around its middle (elevation interpolated along the
+// line; 0 on a line without elevation). It is the one reading of a line's
+// grades: the model's speeds and the climbing it rides (ClimbedM) both come
+// from it.
+func windowSteps(pts []route.Point, fn func(i int, step, g float64)) {
 	if len(pts) < 2 {
-		return out
+		return
 	}
 	dist := make([]float64, len(pts))
 	for i := 1; i < len(pts); i++ {
@@ -52,9 +65,8 @@ func (m Model) CumulativeSeconds(pts []route.Point) []float64 {
 				g = (eleAt(b, &hi) - eleAt(a, &lo)) / (b - a)
 			}
 		}
-		out[i] = out[i-1] + step/m.Speed(g)
+		fn(i, step, g)
 	}
-	return out
 }
 
 // RidingSeconds is the modelled riding time of a polyline in seconds.
