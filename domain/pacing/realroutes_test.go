@@ -23,14 +23,18 @@ const realRoutesDir = "../route/testdata/gpx/"
 // realRoutes are the real routes of ../route/testdata/SOURCES.md, read from
 // realRoutesDir (the domain's one copy of them): BRouter plans on
 // OpenStreetMap with SRTM elevation through the mountains of southern Norway,
-// and the Via Aurelia from Rome to the French border (openrouteservice on
-// OpenStreetMap with SRTM elevation: 691 km and 8,408 m of climbing, the one
-// licensed route found of at least 500 km and 8,000 m; see SOURCES.md).
+// and the two licensed routes found of at least 500 km and 8,000 m of
+// climbing, both openrouteservice plans on OpenStreetMap with SRTM-based
+// elevation: the Via Aurelia from Rome to the French border (691 km, 8,408 m)
+// and the Giro Passi Svizzeri over seven alpine passes (503 km, 23,185 m
+// counted point by point, much of it noise in the elevation data; see
+// SOURCES.md).
 var realRoutes = []struct {
 	file          string
 	minKm, minUpM float64
 }{
 	{"ors_via-aurelia_roma-ventimiglia.gpx.gz", 650, 8000},
+	{"ors_giro-passi-svizzeri.gpx.gz", 500, 8000},
 	{"long_brouter_oslo-trondheim_fastbike.gpx", 600, 6000},
 	{"brouter_car-test-route_oslo-rondane.gpx.gz", 340, 4000},
 	{"brouter_rondanestien_trekking.gpx.gz", 160, 2300},
