@@ -28,11 +28,12 @@ func (m Model) ClimbedM(geom []route.Point, ascentM float64) float64 {
 	}
 	lift := m.ClimbMetresPerHour() / 3600 // metres a second
 	line := 0.0
-	windowSteps(geom, func(_ int, step, g float64) {
-		if g > 0 {
+	dist, grade := windowGrades(geom)
+	for i := 1; i < len(geom); i++ {
+		if g, step := grade[i], dist[i]-dist[i-1]; g > 0 {
 			line += math.Min(step*math.Min(g, MaxGrade), step/m.Speed(g)*lift)
 		}
-	})
+	}
 	hidden := math.Max(0, ascentM-GeometryAscent(geom))
 	return math.Min(ascentM, line+hidden*m.bumpS*lift)
 }
