@@ -154,7 +154,7 @@ func TestEbikeRange(t *testing.T) {
 
 // TestElevationGainOnNoisyElevation is the alert on elevation data whose
 // noise the point-by-point D+ counts (DEM cells mixing a road with the slope
-// above it, as on the Giro dei Passi Svizzeri of docs/design/PACING.md):
+// above it, as on the Giro Passi Svizzeri of docs/design/PACING.md):
 // the days the engine cut are not flagged, though their counted D+ is over
 // the rider's daily climb, and a day an edit made too big still is.
 func TestElevationGainOnNoisyElevation(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // ascentM. A day's riding time (StageSeconds) holds ClimbedM at the rider's
 // climbing rate, so no day the engine sized climbs more by this measure
 // than its hours allow (ClimbMetresPerHour), whatever noise the elevation
-// data adds to the point-by-point D+: on the Giro dei Passi Svizzeri (SRTM
+// data adds to the point-by-point D+: on the Giro Passi Svizzeri (SRTM
 // under openrouteservice) the raw points count 23,185 m, the line 14,730 m
 // (docs/design/PACING.md). A geometry without elevation says nothing about
 // noise: ascentM is taken as it is.
