@@ -18,9 +18,11 @@ const (
 	overCapacityTolerance = 0.15
 	// overCapToleranceKm is how far a day may pass maxDistancePerDay.
 	overCapToleranceKm = 0.5
-	// climbTolerance is how far a day's D+ may exceed what the rider
-	// climbs in a day before elevation_gain fires (D+ is counted on the raw
-	// points, the model climbs the smoothed line).
+	// climbTolerance is how far a day's climbing (pacing.Model.ClimbedM)
+	// may exceed what the rider climbs in a day before elevation_gain
+	// fires: the grade window at the day's two ends, and grades steep
+	// enough to walk, where the bike is pushed up a little faster than the
+	// rider's climbing power would ride it.
 	climbTolerance = 0.1
 )
 
@@ -33,20 +35,34 @@ func DailyClimbM(set Settings) float64 {
 
 // elevationGain flags a stage climbing more than the rider climbs in a day
 // (DailyClimbM), which no day the engine sized can do, and suggests
-// splitting it at half its distance.
+// splitting it at half its distance. The climbing judged is the effort
+// model's (pacing.Model.ClimbedM): the stage's D+ counted point by point
+// when its geometry has no elevation, otherwise the climbing of its line
+// plus the hidden climbing at the weight the model times it with, so
+// elevation noise — which the point-by-point D+ counts and the engine's
+// days do not ride — neither flags an engine-sized day nor hides a day an
+// edit made too big. The message states both figures when they differ.
 func elevationGain(s Stage, set Settings, m pacing.Model) (Alert, bool) {
 	limit := set.DailyRidingHours * m.ClimbMetresPerHour()
-	if s.RestDay || s.AscentM <= limit*(1+climbTolerance) {
+	if s.RestDay {
+		return Alert{}, false
+	}
+	climbed := m.ClimbedM(s.Points, s.AscentM)
+	if climbed <= limit*(1+climbTolerance) {
 		return Alert{}, false
 	}
 	km := s.DistanceM / 1000
+	climbs := fmt.Sprintf("%.0f m", climbed)
+	if math.Round(climbed) != math.Round(s.AscentM) {
+		climbs = fmt.Sprintf("%.0f m once the elevation data's noise is set aside (%.0f m counted point by point)", climbed, s.AscentM)
+	}
 	return Alert{
 		Code:       CodeElevationGain,
 		Severity:   SeverityWarning,
 		StageIndex: s.Index,
-		Message: fmt.Sprintf("Stage %d climbs %.0f m, more than the %.0f m you climb in a %s riding day; consider splitting it at %.1f km.",
-			s.Index+1, s.AscentM, limit, hoursText(set.DailyRidingHours), km/2),
-		Value:  s.AscentM,
+		Message: fmt.Sprintf("Stage %d climbs %s, more than the %.0f m you climb in a %s riding day; consider splitting it at %.1f km.",
+			s.Index+1, climbs, limit, hoursText(set.DailyRidingHours), km/2),
+		Value:  climbed,
 		Action: &Action{Kind: ActionSplitStage, AtKm: km / 2},
 	}, true
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/roadbook/roadbook/domain/pacing"
+	"github.com/roadbook/roadbook/domain/route"
 	"github.com/stretchr/testify/require"
 )
 
@@ -149,4 +150,53 @@ func TestEbikeRange(t *testing.T) {
 		require.Equal(t, 0.0, EbikeRangeKm(2000))
 		require.Equal(t, 0.0, EbikeRangeKm(3000))
 	})
+}
+
+// TestElevationGainOnNoisyElevation is the alert on elevation data whose
+// noise the point-by-point D+ counts (DEM cells mixing a road with the slope
+// above it, as on the Giro Passi Svizzeri of docs/design/PACING.md):
+// the days the engine cut are not flagged, though their counted D+ is over
+// the rider's daily climb, and a day an edit made too big still is.
+func TestElevationGainOnNoisyElevation(t *testing.T) {
+	t.Parallel()
+	set := pacing.PresetBeginner.Apply(DefaultSettings())
+	set.FatigueFactor = 1
+	// A straight, level road north from Lyon with a 40 m spike every 500 m.
+	var pts []route.Point
+	for i := 0; i <= 2400; i++ {
+		p := north(lyon, float64(i)*50)
+		p.Ele, p.HasEle = 500, true
+		if i%10 == 5 {
+			p.Ele = 540
+		}
+		pts = append(pts, p)
+	}
+	plan, err := pacing.Plan(pts, set)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(plan.Stages), 3)
+	limit := DailyClimbM(set)
+	var stages []Stage
+	for _, st := range plan.Stages {
+		stages = append(stages, Stage{Index: st.Index, Start: st.Start, End: st.End, DistanceM: st.DistanceM,
+			AscentM: st.AscentM, DescentM: st.DescentM, Points: st.Geometry})
+	}
+	m := pacing.NewModel(set)
+	require.Greater(t, stages[0].AscentM, limit*(1+climbTolerance), "the counted D+ alone would flag the day")
+	for _, s := range stages {
+		_, ok := elevationGain(s, set, m)
+		require.False(t, ok, "day %d: %.0f m counted, %.0f m climbed", s.Index, s.AscentM, m.ClimbedM(s.Points, s.AscentM))
+	}
+
+	merged := Stage{Index: 0, Start: stages[0].Start, End: stages[2].End, Points: stages[0].Points}
+	for _, s := range stages[:3] {
+		merged.DistanceM += s.DistanceM
+		merged.AscentM += s.AscentM
+		if len(merged.Points) > 0 && s.Index > 0 {
+			merged.Points = append(merged.Points, s.Points[1:]...)
+		}
+	}
+	a, ok := elevationGain(merged, set, m)
+	require.True(t, ok, "three days merged by an edit: %.0f m climbed", m.ClimbedM(merged.Points, merged.AscentM))
+	require.Less(t, a.Value, merged.AscentM)
+	require.Contains(t, a.Message, "counted point by point")
 }

@@ -67,7 +67,9 @@ func SteepRuns(pts []route.Point) []SteepRun {
 }
 
 // steepGradients turns each steep run of the stage geometry into one alert
-// located at the foot of the climb.
+// located at the foot of the climb. The message gives the run's rise and its
+// length as such: "a 823 m climb" read as 823 m of climbing where the run
+// was 823 m long and rose 180 m.
 func steepGradients(s Stage) []Alert {
 	if s.RestDay {
 		return nil
@@ -79,11 +81,12 @@ func steepGradients(s Stage) []Alert {
 			Code:       CodeSteepGradient,
 			Severity:   SeverityWarning,
 			StageIndex: s.Index,
-			Message:    fmt.Sprintf("Stage %d has a %.0f m climb averaging %.1f %%.", s.Index+1, r.LengthM, r.MeanGradientPct()),
-			HasPoint:   true,
-			Lat:        foot.Lat,
-			Lon:        foot.Lon,
-			Value:      r.MeanGradientPct(),
+			Message: fmt.Sprintf("Stage %d has a steep climb: %.0f m up over %.1f km, %.1f %% on average.",
+				s.Index+1, r.RiseM, r.LengthM/1000, r.MeanGradientPct()),
+			HasPoint: true,
+			Lat:      foot.Lat,
+			Lon:      foot.Lon,
+			Value:    r.MeanGradientPct(),
 		})
 	}
 	return out

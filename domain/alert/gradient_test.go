@@ -1,6 +1,7 @@
 package alert
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/roadbook/roadbook/domain/route"
@@ -83,4 +84,11 @@ func TestSteepGradientAlerts(t *testing.T) {
 		require.Equal(t, SeverityWarning, a.Severity)
 		require.Greater(t, a.Value, 8.0)
 	}
+	// The first run is five steps of ≈ 111 m rising 10 m each: the message
+	// says the rise in metres up and the length in km, never a length as
+	// "a … m climb".
+	run := SteepRuns(s.Points)[0]
+	require.Equal(t, fmt.Sprintf("Stage 5 has a steep climb: %.0f m up over %.1f km, %.1f %% on average.",
+		run.RiseM, run.LengthM/1000, run.MeanGradientPct()), as[0].Message)
+	require.Contains(t, as[0].Message, "50 m up over 0.6 km")
 }

@@ -23,14 +23,18 @@ const realRoutesDir = "../route/testdata/gpx/"
 // realRoutes are the real routes of ../route/testdata/SOURCES.md, read from
 // realRoutesDir (the domain's one copy of them): BRouter plans on
 // OpenStreetMap with SRTM elevation through the mountains of southern Norway,
-// and the Via Aurelia from Rome to the French border (openrouteservice on
-// OpenStreetMap with SRTM elevation: 691 km and 8,408 m of climbing, the one
-// licensed route found of at least 500 km and 8,000 m; see SOURCES.md).
+// and the two licensed routes found of at least 500 km and 8,000 m of
+// climbing, both openrouteservice plans on OpenStreetMap with SRTM-based
+// elevation: the Via Aurelia from Rome to the French border (691 km, 8,408 m)
+// and the Giro Passi Svizzeri over seven alpine passes (503 km, 23,185 m
+// counted point by point, much of it noise in the elevation data; see
+// SOURCES.md).
 var realRoutes = []struct {
 	file          string
 	minKm, minUpM float64
 }{
 	{"ors_via-aurelia_roma-ventimiglia.gpx.gz", 650, 8000},
+	{"ors_giro-passi-svizzeri.gpx.gz", 500, 8000},
 	{"long_brouter_oslo-trondheim_fastbike.gpx", 600, 6000},
 	{"brouter_car-test-route_oslo-rondane.gpx.gz", 340, 4000},
 	{"brouter_rondanestien_trekking.gpx.gz", 160, 2300},
@@ -341,4 +345,62 @@ func readRoute(t testing.TB, path string) []route.Point {
 	rt, err := route.ReadGPX(r, route.WithMaxBytes(64<<20))
 	require.NoError(t, err)
 	return rt.Points
+}
+
+// TestPlanGiroPassiSvizzeri is the plan of the alpine real route at the
+// defaults, the one docs/design/PACING.md prints ("Before and after on a real
+// route"; `go test ./pacing -run TestPlanGiroPassiSvizzeri -v` in domain/
+// logs the table): the days follow the terrain — the day climbing most is
+// the shortest in km — within the rider's hours and with no alert asking to
+// split one.
+func TestPlanGiroPassiSvizzeri(t *testing.T) {
+	t.Parallel()
+	pts := readRoute(t, realRoutesDir+"ors_giro-passi-svizzeri.gpx.gz")
+	s := pacing.Defaults()
+	res, err := pacing.Plan(pts, s)
+	require.NoError(t, err)
+	require.Nil(t, res.OverCapacity)
+	m := pacing.NewModel(s)
+
+	t.Logf("%.1f km, ↑ %.0f m counted point by point, %.1f h of riding, %d days at the %s preset",
+		res.DistanceM/1000, sumAscent(res.Stages), res.RidingS/3600, res.Days, pacing.PresetOf(s))
+	t.Logf("| day | km | D+ m | climbing m (model) | riding h | ends at |")
+	t.Logf("|---|---|---|---|---|---|")
+	var stages []alert.Stage
+	sumM := 0.0
+	most, least := -1, -1
+	climbed := make([]float64, len(res.Stages))
+	for i, st := range res.Stages {
+		require.False(t, st.RestDay, "no rest day is planned without restDayEvery")
+		sumM += st.DistanceM
+		climbed[i] = m.ClimbedM(st.Geometry, st.AscentM)
+		t.Logf("| %d | %.1f | %.0f | %.0f | %.1f | %.0f m (%.3f, %.3f) |", st.Index+1, st.DistanceM/1000, st.AscentM, climbed[i],
+			st.RidingS/3600, st.End.Ele, st.End.Lat, st.End.Lon)
+		require.LessOrEqual(t, st.RidingS, s.DailyRidingHours*3600*st.Weight*1.01, "day %d within the rider's hours", st.Index+1)
+		if most < 0 || climbed[i] > climbed[most] {
+			most = i
+		}
+		if least < 0 || climbed[i] < climbed[least] {
+			least = i
+		}
+		stages = append(stages, alert.Stage{Index: st.Index, Start: st.Start, End: st.End, DistanceM: st.DistanceM,
+			AscentM: st.AscentM, DescentM: st.DescentM, Points: st.Geometry})
+	}
+	require.InDelta(t, res.DistanceM, sumM, res.DistanceM*0.001)
+	require.Less(t, res.Stages[most].DistanceM, res.Stages[least].DistanceM,
+		"the day climbing most (%d) is shorter than the day climbing least (%d)", most+1, least+1)
+	alerts, err := alert.Evaluate(stages, s, nil)
+	require.NoError(t, err)
+	for _, a := range alerts {
+		require.NotContains(t, []alert.Code{alert.CodeElevationGain, alert.CodeStageOverCapacity}, a.Code, a.Message)
+	}
+}
+
+// sumAscent is the counted D+ of a plan's days.
+func sumAscent(stages []pacing.Stage) float64 {
+	up := 0.0
+	for _, st := range stages {
+		up += st.AscentM
+	}
+	return up
 }

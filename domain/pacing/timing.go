@@ -21,14 +21,32 @@ const earthRadiusM = 6371008.8
 // (elevations); a line with none is timed as flat.
 func (m Model) CumulativeSeconds(pts []route.Point) []float64 {
 	out := make([]float64, len(pts))
-	if len(pts) < 2 {
-		return out
+	dist, grade := windowGrades(pts)
+	for i := 1; i < len(pts); i++ {
+		out[i] = out[i-1] + (dist[i]-dist[i-1])/m.Speed(grade[i])
 	}
-	dist := make([]float64, len(pts))
+	return out
+}
+
+// windowGrades reads a polyline's steps: dist[i] is the local planar
+// distance from pts[0] to pts[i], and grade[i] the grade of the step
+// pts[i−1] → pts[i] measured over GradeWindowM around its middle (elevation
+// interpolated along the line; 0 on a line without elevation). It is the
+// one reading of a line's grades: the model's speeds (CumulativeSeconds)
+// and the climbing it rides (ClimbedM) both come from it.
+func windowGrades(pts []route.Point) (dist, grade []float64) {
+	if len(pts) < 2 {
+		return make([]float64, len(pts)), make([]float64, len(pts))
+	}
+	dist = make([]float64, len(pts))
 	for i := 1; i < len(pts); i++ {
 		dist[i] = dist[i-1] + planar(pts[i-1], pts[i])
 	}
+	grade = make([]float64, len(pts))
 	ele, hasEle := elevations(pts, dist)
+	if !hasEle {
+		return dist, grade
+	}
 	total := dist[len(dist)-1]
 	lo, hi := 0, 0 // segment indexes holding the window's ends
 	eleAt := func(x float64, k *int) float64 {
@@ -43,18 +61,13 @@ func (m Model) CumulativeSeconds(pts []route.Point) []float64 {
 		return ele[*k] + t*(ele[*k+1]-ele[*k])
 	}
 	for i := 1; i < len(pts); i++ {
-		step := dist[i] - dist[i-1]
-		g := 0.0
-		if hasEle {
-			mid := (dist[i-1] + dist[i]) / 2
-			a, b := math.Max(0, mid-GradeWindowM/2), math.Min(total, mid+GradeWindowM/2)
-			if b-a > 1 {
-				g = (eleAt(b, &hi) - eleAt(a, &lo)) / (b - a)
-			}
+		mid := (dist[i-1] + dist[i]) / 2
+		a, b := math.Max(0, mid-GradeWindowM/2), math.Min(total, mid+GradeWindowM/2)
+		if b-a > 1 {
+			grade[i] = (eleAt(b, &hi) - eleAt(a, &lo)) / (b - a)
 		}
-		out[i] = out[i-1] + step/m.Speed(g)
 	}
-	return out
+	return dist, grade
 }
 
 // RidingSeconds is the modelled riding time of a polyline in seconds.

@@ -33,6 +33,7 @@ type gpxExpect struct {
 var gpxFixtures = map[string]gpxExpect{
 	"gpx/long_brouter_oslo-trondheim_fastbike.gpx":                 {points: 17895, source: SourceGPXTrack, title: "brouter_fastbike_0", eleKnown: true, waypoints: 22},
 	"gpx/ors_via-aurelia_roma-ventimiglia.gpx.gz":                  {points: 14564, source: SourceGPXTrack, title: "via-aurelia.gpx", eleKnown: true},
+	"gpx/ors_giro-passi-svizzeri.gpx.gz":                           {points: 10834, source: SourceGPXTrack, title: "Giro Passi Svizzeri 2025", eleKnown: true},
 	"gpx/brouter_car-test-route_oslo-rondane.gpx.gz":               {points: 8157, source: SourceGPXTrack, title: "brouter_car-vario_0", eleKnown: true, waypoints: 4},
 	"gpx/brouter_rondanestien_trekking.gpx.gz":                     {points: 5127, source: SourceGPXTrack, title: "brouter_trekking_0", eleKnown: false, waypoints: 18},
 	"gpx/multi_cerknicko-jezero_8tracks_gpx10.gpx":                 {points: 296, source: SourceGPXTrack, title: "ACTIVE LOG", eleKnown: true, waypoints: 7},

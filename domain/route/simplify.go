@@ -18,6 +18,18 @@ func Simplify(pts []Point, toleranceM float64) []Point {
 	if len(pts) < 3 {
 		return append([]Point(nil), pts...)
 	}
+	out := make([]Point, 0, len(pts)/4+2)
+	for i, k := range simplifyKeep(pts, toleranceM) {
+		if k {
+			out = append(out, pts[i])
+		}
+	}
+	return out
+}
+
+// simplifyKeep is Douglas–Peucker's verdict on each point of pts (at least
+// 3): keep[i] says whether Simplify keeps pts[i].
+func simplifyKeep(pts []Point, toleranceM float64) []bool {
 	keep := make([]bool, len(pts))
 	keep[0], keep[len(pts)-1] = true, true
 	// An explicit stack: recursion depth would follow the point count on
@@ -46,13 +58,7 @@ func Simplify(pts []Point, toleranceM float64) []Point {
 			stack = append(stack, span{s.first, maxI}, span{maxI, s.last})
 		}
 	}
-	out := make([]Point, 0, len(pts)/4+2)
-	for i, k := range keep {
-		if k {
-			out = append(out, pts[i])
-		}
-	}
-	return out
+	return keep
 }
 
 // plane is a local equirectangular projection around a segment a–b, in metres.

@@ -25,3 +25,44 @@ func (t *Totals) Add(distanceM, ascentM, descentM float64) {
 func MeasuredLength(pts []Point) float64 {
 	return Length(Simplify(pts, DecimationToleranceM))
 }
+
+// MeasuredDistances places every point of a route on MeasuredLength's scale:
+// out[i] is the distance from pts[0] to pts[i] along the Douglas–Peucker
+// (DecimationToleranceM) line, a point between two kept vertices placed by
+// its share of the raw (Vincenty) distance between them. It is how a
+// position along the route is read where the days' own distances are meant
+// (a stage's RouteStartM, a split "at 45 km"): the raw points are longer
+// than the line by their wiggles — 1.1 % on an alpine route (503.5 km of
+// points, 497.8 km of line) — so raw distances put a day's start kilometres
+// away from where the days say it is. out[len−1] == MeasuredLength(pts).
+func MeasuredDistances(pts []Point) []float64 {
+	out := make([]float64, len(pts))
+	if len(pts) < 2 {
+		return out
+	}
+	raw := make([]float64, len(pts))
+	for i := 1; i < len(pts); i++ {
+		raw[i] = raw[i-1] + Vincenty(pts[i-1], pts[i])
+	}
+	if len(pts) < 3 {
+		copy(out, raw)
+		return out
+	}
+	keep := simplifyKeep(pts, DecimationToleranceM)
+	a := 0 // the last kept vertex
+	for b := 1; b < len(pts); b++ {
+		if !keep[b] {
+			continue
+		}
+		line, span := Vincenty(pts[a], pts[b]), raw[b]-raw[a]
+		for i := a + 1; i <= b; i++ {
+			f := 1.0
+			if span > 0 {
+				f = (raw[i] - raw[a]) / span
+			}
+			out[i] = out[a] + f*line
+		}
+		a = b
+	}
+	return out
+}

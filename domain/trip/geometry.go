@@ -81,19 +81,21 @@ func mergeStages(a, b Stage) Stage {
 	return m
 }
 
-// along is a route with its cumulative Vincenty distances, for walking it.
+// along is a route with each point's distance from its start, for walking
+// it.
 type along struct {
 	pts []route.Point
 	cum []float64 // cum[i] = metres from pts[0] to pts[i]
 }
 
-// newAlong measures a route once.
+// newAlong measures a route once, on the scale the days measure it
+// (route.MeasuredDistances: along the 20 m line the pacing engine cuts), so
+// a paced stage's RouteStartM and RouteEndM, and a split "at 45 km" of a
+// stage whose length is measured on that line, land where the days say.
+// Measured on the raw points instead, a split of an alpine route's sixth
+// day started kilometres before the day did.
 func newAlong(pts []route.Point) along {
-	cum := make([]float64, len(pts))
-	for i := 1; i < len(pts); i++ {
-		cum[i] = cum[i-1] + route.Vincenty(pts[i-1], pts[i])
-	}
-	return along{pts: pts, cum: cum}
+	return along{pts: pts, cum: route.MeasuredDistances(pts)}
 }
 
 // length is the route's total length in metres.
