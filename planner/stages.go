@@ -11,9 +11,10 @@ import (
 )
 
 // UpdateStage edits one stage of the caller's trip: new end points, or a
-// cut at a distance from its start. A cut walks the route's raw points,
-// read here from the route blob of the trip as loaded: one load serves the
-// points and the decision.
+// cut at a distance from its start. A cut walks the route, read here from
+// the route blob of the trip as loaded and measured once per route
+// (tripstore.Store.RouteLine): one load serves the points and the decision,
+// and a rider's next cut on the same route measures nothing.
 func (p *Planner) UpdateStage(ctx context.Context, w Write, tripID string, cmd trip.UpdateStage) (Outcome, error) {
 	user, id, err := callerAnd(ctx, tripID)
 	if err != nil {
@@ -22,12 +23,12 @@ func (p *Planner) UpdateStage(ctx context.Context, w Write, tripID string, cmd t
 	build := command(cmd)
 	if cmd.DistanceM != nil {
 		build = func(s trip.State) (trip.Command, error) {
-			if s.Route != nil && cmd.Route == nil { // read once, even when a conflict decides again
-				pts, err := p.trips.Route(ctx, s.Route.Hash)
+			if s.Route != nil && cmd.Route.Points == nil { // read once, even when a conflict decides again
+				line, err := p.trips.RouteLine(ctx, s.Route.Hash)
 				if err != nil {
 					return nil, err
 				}
-				cmd.Route = pts
+				cmd.Route = line
 			}
 			return cmd, nil
 		}

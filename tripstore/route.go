@@ -34,6 +34,23 @@ func (s *Store) Route(ctx context.Context, hash string) ([]route.Point, error) {
 	return route.DecodePoints(enc)
 }
 
+// RouteLine is the route stored under hash, measured once (route.Line) and
+// kept in a small LRU: a route never changes under its hash, and a rider
+// cutting days one after another re-reads the same one. The Line is shared
+// between callers: read it, never write to it.
+func (s *Store) RouteLine(ctx context.Context, hash string) (route.Line, error) {
+	if l, ok := s.lines.Get(hash); ok {
+		return l, nil
+	}
+	pts, err := s.Route(ctx, hash)
+	if err != nil {
+		return route.Line{}, err
+	}
+	l := route.Measure(pts)
+	s.lines.Add(hash, l)
+	return l, nil
+}
+
 // HashBytes decodes a hex route hash (for BlobRefs).
 func HashBytes(hash string) ([]byte, error) {
 	raw, err := hex.DecodeString(hash)

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/roadbook/roadbook/domain/route"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/eventstore/aggregate"
@@ -24,6 +26,8 @@ type Store struct {
 	// per store, so two stores in one process (tests, one per schema)
 	// never share a trip's state.
 	def aggregate.Definition[trip.State]
+	// lines keeps measured routes by content hash (RouteLine).
+	lines *lru.Cache[string, route.Line]
 }
 
 // Option adjusts a Store.
@@ -43,7 +47,9 @@ func New(events eventstore.Store, now func() time.Time, opts ...Option) *Store {
 	def := Definition
 	// Cannot fail: the size is positive and the clone is set.
 	def.Cache, _ = aggregate.NewStateCache(StateCacheSize, trip.State.Clone)
-	s := &Store{events: events, now: now, def: def, log: slog.New(slog.DiscardHandler)}
+	// Cannot fail: the size is positive.
+	lines, _ := lru.New[string, route.Line](RouteLineCacheSize)
+	s := &Store{events: events, now: now, def: def, lines: lines, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -56,6 +62,11 @@ func New(events eventstore.Store, now func() time.Time, opts ...Option) *Store {
 // stages' geometry, tens of kilobytes to a few megabytes for the longest
 // routes, so a few hundred bound the memory.
 const StateCacheSize = 256
+
+// RouteLineCacheSize is how many measured routes one Store keeps
+// (RouteLine): a long route's Line is a few megabytes (40,000 points and as
+// many distances), and the routes being edited at one moment are few.
+const RouteLineCacheSize = 16
 
 // Events is the underlying event store (for feeds, blobs and lists).
 func (s *Store) Events() eventstore.Store { return s.events }

@@ -111,9 +111,9 @@ type UpdateStage struct {
 	Index      int
 	DistanceM  *float64
 	Start, End *route.Point
-	// Route is the raw points of the trip's route (State.Route.Hash), read by
-	// the caller from the blob store; needed only with DistanceM.
-	Route []route.Point
+	// Route is the trip's route (State.Route.Hash), read by the caller from
+	// the blob store, measured (route.Line); needed only with DistanceM.
+	Route route.Line
 }
 
 // MoveStage moves a stage to another position.

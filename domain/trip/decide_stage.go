@@ -111,7 +111,7 @@ func decideUpdateStage(s State, c UpdateStage, today Date) ([]Event, error) {
 	if !(d > 0) || math.IsInf(d, 0) {
 		return nil, invalid("distance", "must be greater than 0")
 	}
-	if len(c.Route) < 2 {
+	if len(c.Route.Points) < 2 {
 		return nil, invalid("route", "the route's points are needed to cut by distance")
 	}
 	rt := newAlong(c.Route)

@@ -94,8 +94,12 @@ type along struct {
 // stage whose length is measured on that line, land where the days say.
 // Measured on the raw points instead, a split of an alpine route's sixth
 // day started kilometres before the day did.
-func newAlong(pts []route.Point) along {
-	return along{pts: pts, cum: route.MeasuredDistances(pts)}
+// A measured route.Line (the caller's cached measurement) is walked as is.
+func newAlong(l route.Line) along {
+	if !l.Measured() {
+		l = route.Measure(l.Points)
+	}
+	return along{pts: l.Points, cum: l.CumM}
 }
 
 // length is the route's total length in metres.

@@ -47,7 +47,7 @@ func testRouteInfo() RouteInfo {
 // pacedStages is the stages worker's answer: the route cut at the given
 // distances (metres) into paced stages.
 func pacedStages(cuts ...float64) []Stage {
-	rt := newAlong(testRoute())
+	rt := newAlong(route.Measure(testRoute()))
 	bounds := append(append([]float64{0}, cuts...), rt.length())
 	var out []Stage
 	for i := 1; i < len(bounds); i++ {

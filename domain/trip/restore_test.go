@@ -31,7 +31,7 @@ func TestRestoreStageLayout(t *testing.T) {
 	}}
 	v1 := append(append([]Event(nil), base...), history2(t, s1, labels)...)
 	s1 = Load(testTripID, "", v1)
-	cut := append(append([]Event(nil), v1...), history2(t, s1, UpdateStage{Version: 1, Index: 0, DistanceM: ptr(7000.0), Route: pts})...)
+	cut := append(append([]Event(nil), v1...), history2(t, s1, UpdateStage{Version: 1, Index: 0, DistanceM: ptr(7000.0), Route: route.Line{Points: pts}})...)
 	s2 := Load(testTripID, "", cut)
 	require.Equal(t, int64(2), s2.Version)
 	// Version 3: the cut undone.
@@ -116,7 +116,7 @@ func TestRestoreStageLayout(t *testing.T) {
 				Resupply: &Resupply{SegmentM: 10000, Points: []ResupplyPoint{{Kind: ResupplyWater, Name: "Fontene", Location: third.End, AtM: 1200}}},
 				Weather:  &Weather{Location: third.End, TempMinC: 8, TempMaxC: 17, Comfort: 80}}}})...)
 		s = Load(testTripID, "", analysed)
-		cutAgain := append(analysed, history2(t, s, UpdateStage{Version: 1, Index: 0, DistanceM: ptr(7000.0), Route: pts})...)
+		cutAgain := append(analysed, history2(t, s, UpdateStage{Version: 1, Index: 0, DistanceM: ptr(7000.0), Route: route.Line{Points: pts}})...)
 		s = Load(testTripID, "", cutAgain)
 		require.NotNil(t, s.Stages[2].Resupply, "the cut leaves day 3 alone")
 		evs, err := Decide(s, RestoreStageLayout{Version: 2, LayoutVersion: 1, History: cutAgain}, testNow)

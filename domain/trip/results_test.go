@@ -38,7 +38,7 @@ func TestAddWaypoint(t *testing.T) {
 		{
 			name:      "a waypoint survives a re-cut of its stage",
 			given:     append(given, history2(t, s, AddWaypoint{Version: 1, StageIndex: 1, ID: waypointID, Name: "Spring", Location: off})...),
-			when:      UpdateStage{Version: 1, Index: 0, DistanceM: ptr(15000.0), Route: testRoute()},
+			when:      UpdateStage{Version: 1, Index: 0, DistanceM: ptr(15000.0), Route: route.Line{Points: testRoute()}},
 			thenTypes: []string{"StageUpdated", "AnalysisRequested"},
 			then: func(t *testing.T, _ []Event, _, after State) {
 				n := 0

@@ -35,7 +35,7 @@ func TestSplitOnPacedDays(t *testing.T) {
 			t.Parallel()
 			stages, _, err := PlanStages(pts, RouteInfo{PointCount: len(pts), ElevationKnown: true}, DefaultSettings())
 			require.NoError(t, err)
-			rt := newAlong(pts)
+			rt := newAlong(route.Line{Points: pts})
 			for _, st := range stages {
 				require.Less(t, route.Haversine(rt.at(st.RouteStartM), st.Start), 25.0, "day %d start", st.Index+1)
 				require.Less(t, route.Haversine(rt.at(st.RouteEndM), st.End), 25.0, "day %d end", st.Index+1)
@@ -54,8 +54,11 @@ func TestSplitOnPacedDays(t *testing.T) {
 		before := s.Stages
 		const k = 5 // the sixth day, 300 km in
 		half := before[k].DistanceM / 2
-		evs, err := Decide(s, UpdateStage{Version: s.Version, Index: k, DistanceM: &half, Route: pts}, testNow)
+		evs, err := Decide(s, UpdateStage{Version: s.Version, Index: k, DistanceM: &half, Route: route.Line{Points: pts}}, testNow)
 		require.NoError(t, err)
+		measured, err := Decide(s, UpdateStage{Version: s.Version, Index: k, DistanceM: &half, Route: route.Measure(pts)}, testNow)
+		require.NoError(t, err)
+		require.Equal(t, evs, measured, "a route measured by the caller (tripstore's cached route.Line) cuts where the bare points do")
 		after := applied(s, evs...)
 		require.Less(t, route.Haversine(before[k].Start, after.Stages[k].Start), 25.0)
 		require.InDelta(t, half, after.Stages[k].DistanceM, 50)

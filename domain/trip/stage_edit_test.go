@@ -55,7 +55,7 @@ func TestUpdateStage(t *testing.T) {
 	run(t, []scenario{
 		{
 			name:  "with a distance the stage is cut there and the next takes the remainder",
-			given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(7000.0), Route: pts},
+			given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(7000.0), Route: route.Line{Points: pts}},
 			thenTypes: []string{"StageUpdated", "AnalysisRequested"},
 			then: func(t *testing.T, evs []Event, before, after State) {
 				require.Len(t, after.Stages, 3)
@@ -70,7 +70,7 @@ func TestUpdateStage(t *testing.T) {
 		},
 		{
 			name:  "with a distance on the last stage the remainder becomes a new stage",
-			given: given, when: UpdateStage{Version: 1, Index: 2, DistanceM: ptr(4000.0), Route: pts},
+			given: given, when: UpdateStage{Version: 1, Index: 2, DistanceM: ptr(4000.0), Route: route.Line{Points: pts}},
 			thenTypes: []string{"StageUpdated", "AnalysisRequested"},
 			then: func(t *testing.T, evs []Event, before, after State) {
 				require.True(t, evs[0].(*eventsv1.StageUpdated).GetNextStageAppended())
@@ -91,14 +91,14 @@ func TestUpdateStage(t *testing.T) {
 				require.InDelta(t, route.Vincenty(st.Start, st.End), st.DistanceM, 1e-6)
 			},
 		},
-		{name: "a cut past the end of the next stage is refused", given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(25000.0), Route: pts}, thenErr: &Error{Code: CodeInvalidArgument, Field: "distance"}},
-		{name: "a distance of zero is refused", given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(0.0), Route: pts}, thenErr: &Error{Code: CodeInvalidArgument, Field: "distance"}},
+		{name: "a cut past the end of the next stage is refused", given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(25000.0), Route: route.Line{Points: pts}}, thenErr: &Error{Code: CodeInvalidArgument, Field: "distance"}},
+		{name: "a distance of zero is refused", given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(0.0), Route: route.Line{Points: pts}}, thenErr: &Error{Code: CodeInvalidArgument, Field: "distance"}},
 		{name: "an update with neither distance nor points is refused", given: given, when: UpdateStage{Version: 1, Index: 0}, thenErr: &Error{Code: CodeInvalidArgument, Field: "distance"}},
-		{name: "an update with both distance and points is refused", given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(5000.0), End: ptr(pts[3]), Route: pts}, thenErr: &Error{Code: CodeInvalidArgument, Field: "startPoint"}},
+		{name: "an update with both distance and points is refused", given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(5000.0), End: ptr(pts[3]), Route: route.Line{Points: pts}}, thenErr: &Error{Code: CodeInvalidArgument, Field: "startPoint"}},
 		{name: "a cut without the route's points is refused", given: given, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(5000.0)}, thenErr: &Error{Code: CodeInvalidArgument, Field: "route"}},
 		{name: "an index out of range is refused", given: given, when: UpdateStage{Version: 1, Index: 3, End: ptr(pts[3])}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
 		{name: "a rest day cannot be updated", given: readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 0}), when: UpdateStage{Version: 2, Index: 1, End: ptr(pts[3])}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
-		{name: "a stage followed by a rest day cannot be cut by distance", given: readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 0}), when: UpdateStage{Version: 2, Index: 0, DistanceM: ptr(5000.0), Route: pts}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
+		{name: "a stage followed by a rest day cannot be cut by distance", given: readyTrip(t, SettingsPatch{}, AddRestDay{Version: 1, AfterIndex: 0}), when: UpdateStage{Version: 2, Index: 0, DistanceM: ptr(5000.0), Route: route.Line{Points: pts}}, thenErr: &Error{Code: CodeInvalidArgument, Field: "stageIndex"}},
 	})
 }
 

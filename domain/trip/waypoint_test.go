@@ -23,7 +23,7 @@ func TestWaypointDetour(t *testing.T) {
 	stage1 := StageRef{Index: 1, ContentHash: withWaypoint.Stages[1].ContentHash}
 	routed := RecordWaypointDetour{WaypointID: waypointID, Stage: stage1, DetourM: 1234.567, Engine: "osrm"}
 	// Stage 0 re-cut at 15 km: stage 1 gets new content and keeps the waypoint.
-	recut := append(append([]Event(nil), added...), history2(t, withWaypoint, UpdateStage{Version: 1, Index: 0, DistanceM: ptr(15000.0), Route: testRoute()})...)
+	recut := append(append([]Event(nil), added...), history2(t, withWaypoint, UpdateStage{Version: 1, Index: 0, DistanceM: ptr(15000.0), Route: route.Line{Points: testRoute()}})...)
 	deleted := append(append([]Event(nil), added...), history2(t, withWaypoint, Delete{Version: 1})...)
 	done := append(append([]Event(nil), added...), history2(t, withWaypoint, routed)...)
 	otherID := "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
@@ -60,7 +60,7 @@ func TestWaypointDetour(t *testing.T) {
 		},
 		{
 			name:  "editing the stage of a routed waypoint puts it back on the estimate and asks for it to be routed again",
-			given: done, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(15000.0), Route: testRoute()},
+			given: done, when: UpdateStage{Version: 1, Index: 0, DistanceM: ptr(15000.0), Route: route.Line{Points: testRoute()}},
 			thenTypes: []string{"StageUpdated", "AnalysisRequested"},
 			then: func(t *testing.T, evs []Event, before, after State) {
 				require.False(t, before.Stages[1].Waypoints[0].DetourEstimated, "routed before the edit")
@@ -73,7 +73,7 @@ func TestWaypointDetour(t *testing.T) {
 		},
 		{
 			name:  "an edit elsewhere leaves a routed detour alone and asks for no routing",
-			given: done, when: UpdateStage{Version: 1, Index: 2, DistanceM: ptr(5000.0), Route: testRoute()},
+			given: done, when: UpdateStage{Version: 1, Index: 2, DistanceM: ptr(5000.0), Route: route.Line{Points: testRoute()}},
 			thenTypes: []string{"StageUpdated", "AnalysisRequested"},
 			then: func(t *testing.T, evs []Event, before, after State) {
 				stillRouted(t, evs, after)
