@@ -34,6 +34,7 @@ func TestRealRouteDayLabels(t *testing.T) {
 	g := load(t)
 	for _, file := range []string{
 		"ors_via-aurelia_roma-ventimiglia.gpx.gz",
+		"ors_giro-passi-svizzeri.gpx.gz",
 		"long_brouter_oslo-trondheim_fastbike.gpx",
 		"brouter_car-test-route_oslo-rondane.gpx.gz",
 		"brouter_rondanestien_trekking.gpx.gz",
