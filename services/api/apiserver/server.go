@@ -31,13 +31,6 @@ type Server struct {
 	draining atomic.Bool
 }
 
-// maxUploadMessageBytes bounds a TripService request: a 30 MiB GPX document
-// plus the base64 overhead of Connect's JSON encoding.
-const maxUploadMessageBytes = 42 << 20
-
-// maxMessageBytes bounds every other request.
-const maxMessageBytes = 1 << 20
-
 // New builds the API over cfg.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.defaults(); err != nil {
@@ -72,16 +65,24 @@ func New(cfg Config) (*Server, error) {
 
 	interceptors := connect.WithInterceptors(newTelemetry(cfg.TracerProvider, cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy), val)
 	small := connect.WithReadMaxBytes(maxMessageBytes)
+	// Every Connect service sits behind the gate (gate.go): no body is read
+	// before the caller is authenticated and the body's size is checked.
+	g := newGate(cfg.Verifier, cfg.Policy, cfg.Logger)
 	mux := http.NewServeMux()
-	mux.Handle(roadbookv1connect.NewTripServiceHandler(&tripService{c}, interceptors, connect.WithReadMaxBytes(maxUploadMessageBytes)))
-	mux.Handle(roadbookv1connect.NewStageEditServiceHandler(&stageEditService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewAccommodationServiceHandler(&accommodationService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewShareServiceHandler(&shareService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewPublicShareServiceHandler(&publicShareService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewExportServiceHandler(&exportService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewGeocodingServiceHandler(&geocodingService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewAccountServiceHandler(&accountService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewWatchServiceHandler(&watchService{c}, interceptors, small))
+	handle := func(path string, h http.Handler) { mux.Handle(path, g.wrap(h)) }
+	handle(roadbookv1connect.NewTripServiceHandler(&tripService{c}, interceptors, small))
+	// The upload alone decodes up to 42 MiB: its own handler, on its path
+	// (the more specific pattern wins over the service's).
+	_, upload := roadbookv1connect.NewTripServiceHandler(&tripService{c}, interceptors, connect.WithReadMaxBytes(maxUploadMessageBytes))
+	handle(roadbookv1connect.TripServiceCreateTripFromUploadProcedure, upload)
+	handle(roadbookv1connect.NewStageEditServiceHandler(&stageEditService{c}, interceptors, small))
+	handle(roadbookv1connect.NewAccommodationServiceHandler(&accommodationService{c}, interceptors, small))
+	handle(roadbookv1connect.NewShareServiceHandler(&shareService{c}, interceptors, small))
+	handle(roadbookv1connect.NewPublicShareServiceHandler(&publicShareService{c}, interceptors, small))
+	handle(roadbookv1connect.NewExportServiceHandler(&exportService{c}, interceptors, small))
+	handle(roadbookv1connect.NewGeocodingServiceHandler(&geocodingService{c}, interceptors, small))
+	handle(roadbookv1connect.NewAccountServiceHandler(&accountService{c}, interceptors, small))
+	handle(roadbookv1connect.NewWatchServiceHandler(&watchService{c}, interceptors, small))
 
 	services := []string{
 		roadbookv1connect.TripServiceName, roadbookv1connect.StageEditServiceName,
