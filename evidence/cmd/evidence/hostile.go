@@ -123,6 +123,7 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool, o
 		attack func()
 	}{
 		{"preauth", func() { h.preauth(ctx) }},
+		{"rebinding", func() { h.rebinding(ctx, small) }},
 		{"files", func() { h.files(ctx, td) }},
 		{"oversized", func() { h.oversized(ctx) }},
 		{"ssrf", func() { h.ssrf(ctx) }},
