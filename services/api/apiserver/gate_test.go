@@ -5,16 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/roadbook/roadbook/auth"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
+	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
@@ -40,7 +45,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func TestGate(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	logs := &lockedBuffer{}
+	h := newHarness(t, func(c *apiserver.Config) {
+		c.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	})
 	ctx := context.Background()
 	const big = 41 << 20
 
@@ -77,6 +85,22 @@ func TestGate(t *testing.T) {
 		require.Equal(t, "unauthenticated", code)
 		// Socket buffers take a few MiB at most; reading the body takes all.
 		require.Less(t, sent, int64(16<<20), "the server read the body of an unauthenticated call")
+	})
+
+	t.Run("a 401 names no reason, the log does", func(t *testing.T) {
+		t.Parallel()
+		expired, err := h.issuer.Mint(auth.Claims{Subject: "gate-dave", Audience: []string{auth.DefaultAudience},
+			ExpiresAt: time.Now().Add(-time.Hour), Scopes: []auth.Scope{auth.ScopeRead}})
+		require.NoError(t, err)
+		anon := roadbookv1connect.NewTripServiceClient(h.http, h.url, bearer(expired))
+		_, err = anon.GetTrip(ctx, connect.NewRequest(&roadbookv1.GetTripRequest{TripId: uuid.NewString()}))
+		var ce *connect.Error
+		require.ErrorAs(t, err, &ce)
+		require.Equal(t, connect.CodeUnauthenticated, ce.Code())
+		require.Equal(t, auth.UnauthenticatedMessage, ce.Message())
+		require.Eventually(t, func() bool {
+			return strings.Contains(logs.String(), "GetTrip") && strings.Contains(logs.String(), "expired")
+		}, 5*time.Second, 10*time.Millisecond, "the log names the reason: %s", logs.String())
 	})
 
 	t.Run("a chunked 41 MiB upload with a bad token is refused before its body is read", func(t *testing.T) {
