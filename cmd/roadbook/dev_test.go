@@ -40,6 +40,10 @@ func TestDevEndToEnd(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, string(page), "/app/assets/app-", "roadbook dev serves the embedded planner")
+	resp, err = http.Get(info.APIURL + "/metrics")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "roadbook dev, one process on loopback, serves the admin routes on its API port")
 	require.Contains(t, dev.stdout.String(), `"mcpServers"`, "the banner prints an MCP client configuration")
 	require.Eventually(t, func() bool {
 		return strings.Contains(dev.stdout.String(), "weather (forecast, typical beyond 16 days)") &&

@@ -11,9 +11,7 @@ import (
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
-	"connectrpc.com/grpcreflect"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/planner"
@@ -25,8 +23,10 @@ import (
 // that serves it on one port (HTTP/1.1 and unencrypted HTTP/2, so Connect,
 // gRPC and gRPC-Web share it).
 type Server struct {
-	shared   *shared
-	handler  http.Handler
+	shared  *shared
+	handler http.Handler
+	// admin is the operator's routes (admin.go), for a listener of its own.
+	admin    http.Handler
 	http     *http.Server
 	draining atomic.Bool
 }
@@ -93,14 +93,9 @@ func New(cfg Config) (*Server, error) {
 		roadbookv1connect.WatchServiceName,
 	}
 	mux.Handle(grpchealth.NewHandler(grpchealth.NewStaticChecker(services...)))
-	reflector := grpcreflect.NewStaticReflector(services...)
-	mux.Handle(grpcreflect.NewHandlerV1(reflector))
-	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
-	mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte("ok\n"))
-	})
+	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.ready)
+	s.admin = adminRoutes(s, cfg.Registry, services)
 	// Browser routes (share page, profile SVG) and CORS: sharepage_routes.go.
 	browser, err := c.browserRoutes(mux)
 	if err != nil {
@@ -120,9 +115,15 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Handler is every route of the API (for httptest servers and for
-// composing with other handlers in one-process mode).
+// Handler is every public route of the API (for httptest servers and for
+// composing with other handlers in one-process mode). /metrics and gRPC
+// reflection are not among them: they are AdminHandler's.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// healthz answers 200 while the process lives (liveness).
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	_, _ = w.Write([]byte("ok\n"))
+}
 
 // Serve serves the API on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {

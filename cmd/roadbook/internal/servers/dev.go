@@ -171,7 +171,9 @@ func (d *devInstance) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	apiHandler := d.api.Handler()
+	// One process on loopback: the admin routes (/metrics, reflection)
+	// share the API's port.
+	apiHandler := withAdmin(d.api.Handler(), d.api.AdminHandler())
 	if f.noAuth {
 		tok, err := devstate.MintToken(d.issuer, devstate.User, auth.DefaultAudience, f.tokenTTL)
 		if err != nil {
