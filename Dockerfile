@@ -22,5 +22,5 @@ COPY --from=build /out/roadbook /usr/local/bin/roadbook
 USER 65532:65532
 # api 8080 (Connect/gRPC/gRPC-Web, /metrics, /healthz, /readyz),
 # mcp 8090 (/mcp, /healthz, /readyz, /metrics), worker 9090 (/healthz, /readyz, /metrics).
-EXPOSE 8080 8090 9090
+EXPOSE 8080 8090 9090 9091
 ENTRYPOINT ["/usr/local/bin/roadbook"]

@@ -193,6 +193,22 @@ func TestMiddleware(t *testing.T) {
 		require.Equal(t, http.StatusUnauthorized, rec.Code)
 		require.Equal(t, "Bearer", rec.Header().Get("WWW-Authenticate"))
 	})
+	t.Run("answers every bad token with the same text, whatever the reason", func(t *testing.T) {
+		t.Parallel()
+		expired := claims("ann", auth.ScopeRead)
+		expired.ExpiresAt = t0.Add(-time.Hour)
+		old, err := user.Mint(expired)
+		require.NoError(t, err)
+		elsewhere := claims("ann", auth.ScopeRead)
+		elsewhere.Audience = []string{"another-api"}
+		foreign, err := user.Mint(elsewhere)
+		require.NoError(t, err)
+		for _, authz := range []string{"", "Bearer " + old, "Bearer " + foreign, "Bearer not.a.jwt"} {
+			rec := do(authz)
+			require.Equal(t, http.StatusUnauthorized, rec.Code)
+			require.Equal(t, auth.UnauthenticatedMessage+"\n", rec.Body.String(), "the reason for %q is only in the log", authz)
+		}
+	})
 	t.Run("answers 403 without the scope", func(t *testing.T) {
 		t.Parallel()
 		tok, err := user.Mint(claims("ann", auth.ScopeWrite))

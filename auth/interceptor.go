@@ -84,14 +84,15 @@ func (v *Verifier) Authorize(ctx context.Context, authorization string, scope Sc
 
 // ConnectError is the one translation of auth errors into Connect errors:
 // a missing or bad token is Unauthenticated (with a WWW-Authenticate
-// challenge), a missing scope PermissionDenied.
+// challenge) and the generic text UnauthenticatedMessage, a missing scope
+// PermissionDenied.
 func ConnectError(err error) *connect.Error {
 	if errors.Is(err, ErrInsufficientScope) {
 		ce := connect.NewError(connect.CodePermissionDenied, err)
 		ce.Meta().Set("WWW-Authenticate", `Bearer error="insufficient_scope"`)
 		return ce
 	}
-	ce := connect.NewError(connect.CodeUnauthenticated, err)
+	ce := connect.NewError(connect.CodeUnauthenticated, unauthenticated{err})
 	if errors.Is(err, ErrNoToken) {
 		ce.Meta().Set("WWW-Authenticate", `Bearer`)
 	} else {
@@ -118,3 +119,18 @@ func (v *Verifier) Middleware(scope Scope, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
 	})
 }
+
+// UnauthenticatedMessage is the text of every 401. Which check a token
+// failed (expiry, audience, issuer, signing key) helps someone tuning a
+// forged token more than a client, whose remedy is the same whatever the
+// reason: get a new token. The reason goes to the server's log instead
+// (the API's gate logs it); the WWW-Authenticate challenge still tells a
+// missing token from a bad one, as RFC 6750 has it.
+const UnauthenticatedMessage = "a valid bearer token is required"
+
+// unauthenticated shows the generic text and keeps the reason for
+// errors.Is on the server side.
+type unauthenticated struct{ reason error }
+
+func (u unauthenticated) Error() string { return UnauthenticatedMessage }
+func (u unauthenticated) Unwrap() error { return u.reason }

@@ -40,6 +40,10 @@ func TestDevEndToEnd(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, string(page), "/app/assets/app-", "roadbook dev serves the embedded planner")
+	resp, err = http.Get(info.APIURL + "/metrics")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "roadbook dev, one process on loopback, serves the admin routes on its API port")
 	require.Contains(t, dev.stdout.String(), `"mcpServers"`, "the banner prints an MCP client configuration")
 	require.Eventually(t, func() bool {
 		return strings.Contains(dev.stdout.String(), "weather (forecast, typical beyond 16 days)") &&
@@ -140,6 +144,28 @@ func TestDevEndToEnd(t *testing.T) {
 		_, err = io.Copy(b, resp.Body)
 		require.NoError(t, err)
 		require.Contains(t, b.String(), tripID)
+	})
+
+	t.Run("with --no-auth a foreign Host or Origin is refused (DNS rebinding)", func(t *testing.T) {
+		call := func(host, origin string) int {
+			req, err := http.NewRequest(http.MethodPost, info.APIURL+"/roadbook.v1.TripService/ListTrips", strings.NewReader("{}"))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			if host != "" {
+				req.Host = host
+			}
+			if origin != "" {
+				req.Header.Set("Origin", origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		port := info.APIURL[strings.LastIndex(info.APIURL, ":")+1:]
+		require.Equal(t, http.StatusForbidden, call("rebound.example:"+port, ""), "a page whose name now resolves to 127.0.0.1")
+		require.Equal(t, http.StatusForbidden, call("", "http://rebound.example:"+port), "a cross-site page's request")
+		require.Equal(t, http.StatusOK, call("localhost:"+port, info.APIURL), "the planner's own origin still works")
 	})
 
 	require.Equal(t, 0, dev.stop(t), dev.stderr.String())

@@ -22,23 +22,24 @@ func TestProcessMetrics(t *testing.T) {
 	dbURL := testkit.SchemaURL(t)
 	natsURL := startNATS(t)
 	issuer := newRSAIssuer(t)
-	apiAddr, mcpAddr, workerAddr := freeAddr(t), freeAddr(t), freeAddr(t)
+	apiAddr, apiAdminAddr, mcpAddr, workerAddr := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
 	common := []string{"ROADBOOK_DATABASE_URL=" + dbURL, "ROADBOOK_NATS_URL=" + natsURL, "ROADBOOK_JWKS_URL=" + issuer.jwksURL,
 		"ROADBOOK_JWT_ISSUER=" + issuer.iss, "ROADBOOK_MCP_SERVICE_KEY=" + strings.Repeat("s", 40), "ROADBOOK_MCP_SERVICE_KEY_ID=mcp-test",
 		"ROADBOOK_LOG_LEVEL=warn"}
 
 	_, errOut, code := cli(t, "migrate", "--database-url", dbURL)
 	require.Equal(t, 0, code, errOut)
-	api := start(t, append(common, "ROADBOOK_HTTP_ADDR="+apiAddr, "ROADBOOK_PUBLIC_BASE_URL=http://"+apiAddr), "api")
+	api := start(t, append(common, "ROADBOOK_HTTP_ADDR="+apiAddr, "ROADBOOK_ADMIN_ADDR="+apiAdminAddr, "ROADBOOK_PUBLIC_BASE_URL=http://"+apiAddr), "api")
 	worker := start(t, append(common, "ROADBOOK_HTTP_ADDR="+workerAddr), "worker")
 	mcp := start(t, append(common, "ROADBOOK_HTTP_ADDR="+mcpAddr, "ROADBOOK_API_URL=http://"+apiAddr,
 		"ROADBOOK_PUBLIC_BASE_URL=http://"+mcpAddr, "ROADBOOK_MCP_AUDIENCE=http://"+mcpAddr+"/mcp",
 		"ROADBOOK_MCP_CURSOR_KEY="+strings.Repeat("c", 40), "ROADBOOK_MCP_CONFIRM_KEY="+strings.Repeat("k", 40)), "mcp")
+	// The API's metrics are on its admin port, not the public one.
 	for _, pr := range []struct {
 		name string
 		p    *process
 		addr string
-	}{{"api", api, apiAddr}, {"worker", worker, workerAddr}, {"mcp", mcp, mcpAddr}} {
+	}{{"api", api, apiAdminAddr}, {"worker", worker, workerAddr}, {"mcp", mcp, mcpAddr}} {
 		name := pr.name
 		waitStatus(t, pr.p, "http://"+pr.addr+"/readyz", http.StatusOK)
 		t.Run(name+" exports its goroutines and resident memory on /metrics", func(t *testing.T) {
@@ -49,6 +50,12 @@ func TestProcessMetrics(t *testing.T) {
 			require.Positive(t, series["process_resident_memory_bytes"])
 		})
 	}
+	t.Run("the API's public port serves no metrics", func(t *testing.T) {
+		resp, err := http.Get("http://" + apiAddr + "/metrics")
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	})
 }
 
 // scrape reads a Prometheus text exposition into unlabelled series and

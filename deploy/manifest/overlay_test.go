@@ -26,18 +26,29 @@ func TestDeployments(t *testing.T) {
 				require.Len(t, d.Spec.Template.Spec.Containers, 1)
 				c := d.Spec.Template.Spec.Containers[0]
 				require.Equal(t, []string{strings.TrimPrefix(name, "roadbook-")}, c.Args)
-				require.Len(t, c.Ports, 1)
 				require.Equal(t, port, c.Ports[0].ContainerPort)
 				require.Equal(t, "http", c.Ports[0].Name)
-				addr := ""
+				env := map[string]string{}
 				for _, e := range c.Env {
-					if e.Name == "ROADBOOK_HTTP_ADDR" {
-						addr = e.Value
-					}
+					env[e.Name] = e.Value
 				}
-				require.Equal(t, ":"+strconv.Itoa(int(port)), addr)
+				require.Equal(t, ":"+strconv.Itoa(int(port)), env["ROADBOOK_HTTP_ADDR"])
 				require.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
 				require.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
+				if name != "roadbook-api" {
+					require.Len(t, c.Ports, 1)
+					return
+				}
+				// The api's /metrics and reflection are on a second port that
+				// no Service exposes; the probes use it too.
+				require.Len(t, c.Ports, 2)
+				require.Equal(t, "admin", c.Ports[1].Name)
+				require.Equal(t, ":"+strconv.Itoa(int(c.Ports[1].ContainerPort)), env["ROADBOOK_ADMIN_ADDR"])
+				require.Equal(t, "admin", c.ReadinessProbe.HTTPGet.Port.StrVal)
+				require.Equal(t, "admin", c.LivenessProbe.HTTPGet.Port.StrVal)
+				for _, p := range find(t, objs, "Service", "roadbook-api").Typed.(*corev1.Service).Spec.Ports {
+					require.NotEqual(t, "admin", p.TargetPort.StrVal, "the admin port is not behind the Service")
+				}
 				require.NotContains(t, c.Image, ":latest", "overlays pin the image")
 			})
 		}

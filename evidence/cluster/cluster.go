@@ -65,6 +65,8 @@ type Cluster struct {
 	// services get it, and NodeURLs has them one by one.
 	NATSURL, APIURL, MCPURL string
 	NodeURLs                []string
+	// APIAdminURL is the API's admin port (/metrics, reflection).
+	APIAdminURL string
 	// WorkerURLs are the workers' health/metrics ports.
 	WorkerURLs []string
 	// Issuer mints agents' and API tokens the services trust.
@@ -194,8 +196,14 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.APIURL = "http://127.0.0.1:" + strconv.Itoa(apiPort)
+	adminPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	c.APIAdminURL = "http://127.0.0.1:" + strconv.Itoa(adminPort)
 	c.API = &Proc{Name: "api", Path: filepath.Join(bin, "roadbook"), Args: []string{"api"}, Log: filepath.Join(o.Dir, "logs", "api.log"),
-		Env: append(append(append([]string{}, common...), deployGC...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(apiPort), "ROADBOOK_PUBLIC_BASE_URL=http://roadbook.evidence")}
+		Env: append(append(append([]string{}, common...), deployGC...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(apiPort),
+			"ROADBOOK_ADMIN_ADDR=127.0.0.1:"+strconv.Itoa(adminPort), "ROADBOOK_PUBLIC_BASE_URL=http://roadbook.evidence")}
 	replicas := "1"
 	if len(c.NATSNodes) == 3 {
 		replicas = "3"
@@ -350,7 +358,7 @@ func (c *Cluster) Procs() []*Proc {
 func (c *Cluster) MetricsURL(p *Proc) string {
 	switch p {
 	case c.API:
-		return c.APIURL + "/metrics"
+		return c.APIAdminURL + "/metrics"
 	case c.MCP:
 		return strings.TrimSuffix(c.MCPURL, "/mcp") + "/metrics"
 	}

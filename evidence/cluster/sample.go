@@ -146,3 +146,11 @@ func ppid(pid int) int {
 	n, _ := strconv.Atoi(f[1])
 	return n
 }
+
+// RSSKiB is the process's VmRSS now (0 when it is down).
+func (p *Proc) RSSKiB() int64 {
+	if pid := p.Pid(); pid != 0 {
+		return rssKiB(pid)
+	}
+	return 0
+}

@@ -88,6 +88,22 @@ func TestHTTPAuth(t *testing.T) {
 		resp = post(t, h, list, h.token(t, "mallory"), map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id")})
 		require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	})
+	t.Run("the scope check reads the tool name as the SDK does: keys match case-sensitively", func(t *testing.T) {
+		t.Parallel()
+		tok := h.token(t, "ann", auth.ScopeRead)
+		resp := post(t, h, initialize, tok, nil)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		session := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id")}
+		// The SDK runs delete_trip ("name"); a case-insensitive reader, last
+		// key winning, would see list_trips ("NAME") and ask only for read.
+		call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_trip","NAME":"list_trips","arguments":{}}}`
+		resp = post(t, h, call, tok, session)
+		require.Equal(t, http.StatusForbidden, resp.StatusCode)
+		require.Contains(t, resp.Header.Get("WWW-Authenticate"), `scope="trips:write"`)
+		batch := `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"delete_trip","Name":"get_trip","arguments":{}}}]`
+		resp = post(t, h, batch, tok, session)
+		require.Equal(t, http.StatusForbidden, resp.StatusCode, "a batch is read the same way")
+	})
 	t.Run("a foreign Host or Origin is refused (DNS rebinding)", func(t *testing.T) {
 		t.Parallel()
 		tok := h.token(t, "ann")

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -52,9 +53,12 @@ type hostileRun struct {
 	sessions map[string]*agent.Session
 	out      []outcome
 	log      *slog.Logger
+	// preauthMem is the API's memory under the pre-authentication bodies.
+	preauthMem preauthMemory
 }
 
-func hostile(ctx context.Context, log *slog.Logger, results string, keep bool) error {
+func hostile(ctx context.Context, log *slog.Logger, results string, keep bool, only string) error {
+	run := func(group string) bool { return only == "" || slices.Contains(strings.Split(only, ","), group) }
 	c, err := cluster.Start(ctx, cluster.Options{Source: source, Log: log})
 	if err != nil {
 		return err
@@ -114,12 +118,24 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool) e
 	}
 	hitsBefore := c.Canary.Hits.Load()
 
-	h.files(ctx, td)
-	h.oversized(ctx)
-	h.ssrf(ctx)
-	h.arguments(ctx, attTrip, aVersion)
-	h.tampered(ctx, victimTrip, vVersion, attTrip, aVersion, cursor, confirm)
-	h.injectionCase(ctx, string(small))
+	groups := []struct {
+		name   string
+		attack func()
+	}{
+		{"preauth", func() { h.preauth(ctx) }},
+		{"rebinding", func() { h.rebinding(ctx, small) }},
+		{"files", func() { h.files(ctx, td) }},
+		{"oversized", func() { h.oversized(ctx) }},
+		{"ssrf", func() { h.ssrf(ctx) }},
+		{"arguments", func() { h.arguments(ctx, attTrip, aVersion) }},
+		{"tampered", func() { h.tampered(ctx, victimTrip, vVersion, attTrip, aVersion, cursor, confirm) }},
+		{"injection", func() { h.injectionCase(ctx, string(small)) }},
+	}
+	for _, g := range groups {
+		if run(g.name) {
+			g.attack()
+		}
+	}
 
 	if err := audit.Settle(ctx, c.DatabaseURL, 3*time.Second, 2*time.Minute); err != nil {
 		h.log.Warn("settle", slog.Any("error", err))
@@ -134,6 +150,11 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool) e
 	vr, _ := h.call(ctx, victim, "get_trip", map[string]any{"tripId": victimTrip})
 	victimIntact := !vr.IsError && agentNum(vr.Data["version"]) == vVersion
 	r := h.result(changed, hits, victimIntact)
+	if only != "" {
+		r.Label = "only " + only
+		printResult(r)
+		return nil
+	}
 	if err := report.Write(results, r); err != nil {
 		return err
 	}

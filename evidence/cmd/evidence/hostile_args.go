@@ -334,10 +334,17 @@ func (h *hostileRun) result(changed, canaryHits int64, victimIntact bool) report
 	allOK := ok == tried
 	noChange := changed == 0 && victimIntact
 	noHits := canaryHits == 0
+	m := h.preauthMem
+	memOK := m.refused == m.requests && m.growthMB() < preauthBudgetMB
 	r.Summary = []report.Check{
 		{Check: "hostile inputs refused / handled correctly", Measured: fmt.Sprintf("%d of %d", ok, tried), Pass: &allOK},
 		{Check: "state changed by refused input (store: streams, versions, tombstones of attacked users)", Measured: fmt.Sprintf("%d; victim's trip intact: %v", changed, victimIntact), Pass: &noChange},
 		{Check: "requests reaching the SSRF canary", Measured: fmt.Sprint(canaryHits), Pass: &noHits},
+	}
+	if m.requests > 0 {
+		r.Summary = append(r.Summary, report.Check{Check: fmt.Sprintf("API memory under %d unauthenticated 41 MiB requests (within %d MB of idle)", m.requests, preauthBudgetMB),
+			Measured: fmt.Sprintf("RSS idle %.0f MB, peak %.0f MB (+%.1f MB); %d of %d refused unauthenticated", float64(m.idleKiB)*1024/1e6, float64(m.peakKiB)*1024/1e6, m.growthMB(), m.refused, m.requests),
+			Pass:     &memOK})
 	}
 	r.Tables = []report.Table{sum, detail}
 	r.Notes = []string{buildNote(),

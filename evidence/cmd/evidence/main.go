@@ -48,6 +48,7 @@ func main() {
 	fs.StringVar(&source, "src", "", "checkout to build roadbook from (default: this workspace)")
 	so := soakOptions{}
 	co := chaosOptions{}
+	var only string
 	switch cmd {
 	case "soak":
 		fs.DurationVar(&so.duration, "duration", 10*time.Minute, "how long the agents run")
@@ -59,6 +60,7 @@ func main() {
 		fs.DurationVar(&co.phase, "phase", 60*time.Second, "load after each fault (half of it before)")
 		fs.IntVar(&co.natsNodes, "nats-nodes", 1, "1: one NATS server and the four faults; 3: a NATS cluster (R3) and the node faults (make chaos-cluster)")
 	case "hostile":
+		fs.StringVar(&only, "only", "", "run only these attack groups, comma-separated (preauth, rebinding, files, oversized, ssrf, arguments, tampered, injection); prints the result without writing hostile.json")
 	default:
 		fmt.Fprintf(os.Stderr, "unknown command %q: want soak, chaos or hostile\n", cmd)
 		os.Exit(2)
@@ -76,7 +78,7 @@ func main() {
 	case "chaos":
 		err = chaos(ctx, log, co, *results, *keep)
 	case "hostile":
-		err = hostile(ctx, log, *results, *keep)
+		err = hostile(ctx, log, *results, *keep, only)
 	}
 	if err != nil {
 		log.Error("evidence failed", slog.Any("error", err))

@@ -51,6 +51,14 @@ type Config struct {
 	// WatchPoll is WatchTrip's fallback poll interval when no NATS wake-up
 	// arrives (default 2 s).
 	WatchPoll time.Duration
+	// WatchPerUser is how many WatchTrip streams one user may hold open on
+	// this replica at once (default 8: a few tabs and devices); one more is
+	// refused resource_exhausted with Retry-After.
+	WatchPerUser int
+	// WatchLifetime is how long a WatchTrip stream lives before it ends
+	// cleanly and the client reconnects with its resume token (default
+	// 30 min).
+	WatchLifetime time.Duration
 	// IdempotencyTTL is how long an idempotency key answers replays
 	// (default 5 min, ARCHITECTURE §4).
 	IdempotencyTTL time.Duration
@@ -121,6 +129,12 @@ func (c *Config) defaults() error {
 	}
 	if c.WatchPoll <= 0 {
 		c.WatchPoll = 2 * time.Second
+	}
+	if c.WatchPerUser <= 0 {
+		c.WatchPerUser = 8
+	}
+	if c.WatchLifetime <= 0 {
+		c.WatchLifetime = 30 * time.Minute
 	}
 	if c.IdempotencyTTL <= 0 {
 		c.IdempotencyTTL = 5 * time.Minute

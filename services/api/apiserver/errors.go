@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"connectrpc.com/connect"
@@ -119,10 +120,21 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 		code, msg = connect.CodeInternal, "internal error"
 	}
 	out := connect.NewError(code, errors.New(msg))
+	if d := info.GetRetryDelay(); d != nil && (code == connect.CodeResourceExhausted || code == connect.CodeUnavailable) {
+		// The HTTP status is 429 or 503: the standard header says when to
+		// come back, for clients and proxies that never read the detail.
+		out.Meta().Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.AsDuration())))
+	}
 	if info.Code != roadbookv1.Code_CODE_UNSPECIFIED {
 		if d, derr := connect.NewErrorDetail(info); derr == nil {
 			out.AddDetail(d)
 		}
 	}
 	return out
+}
+
+// retryAfterSeconds is d as a Retry-After value: whole seconds, rounded
+// up, at least one.
+func retryAfterSeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
 }

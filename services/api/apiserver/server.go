@@ -11,9 +11,7 @@ import (
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
-	"connectrpc.com/grpcreflect"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/planner"
@@ -25,18 +23,13 @@ import (
 // that serves it on one port (HTTP/1.1 and unencrypted HTTP/2, so Connect,
 // gRPC and gRPC-Web share it).
 type Server struct {
-	shared   *shared
-	handler  http.Handler
+	shared  *shared
+	handler http.Handler
+	// admin is the operator's routes (admin.go), for a listener of its own.
+	admin    http.Handler
 	http     *http.Server
 	draining atomic.Bool
 }
-
-// maxUploadMessageBytes bounds a TripService request: a 30 MiB GPX document
-// plus the base64 overhead of Connect's JSON encoding.
-const maxUploadMessageBytes = 42 << 20
-
-// maxMessageBytes bounds every other request.
-const maxMessageBytes = 1 << 20
 
 // New builds the API over cfg.
 func New(cfg Config) (*Server, error) {
@@ -67,21 +60,30 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &shared{cfg: cfg, planner: plan, trips: trips, limits: lim, log: cfg.Logger, done: make(chan struct{})}
+	c := &shared{cfg: cfg, planner: plan, trips: trips, limits: lim, log: cfg.Logger, done: make(chan struct{}),
+		watching: &watchers{limit: cfg.WatchPerUser}}
 	s := &Server{shared: c}
 
 	interceptors := connect.WithInterceptors(newTelemetry(cfg.TracerProvider, cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy), val)
 	small := connect.WithReadMaxBytes(maxMessageBytes)
+	// Every Connect service sits behind the gate (gate.go): no body is read
+	// before the caller is authenticated and the body's size is checked.
+	g := newGate(cfg.Verifier, cfg.Policy, cfg.Logger)
 	mux := http.NewServeMux()
-	mux.Handle(roadbookv1connect.NewTripServiceHandler(&tripService{c}, interceptors, connect.WithReadMaxBytes(maxUploadMessageBytes)))
-	mux.Handle(roadbookv1connect.NewStageEditServiceHandler(&stageEditService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewAccommodationServiceHandler(&accommodationService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewShareServiceHandler(&shareService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewPublicShareServiceHandler(&publicShareService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewExportServiceHandler(&exportService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewGeocodingServiceHandler(&geocodingService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewAccountServiceHandler(&accountService{c}, interceptors, small))
-	mux.Handle(roadbookv1connect.NewWatchServiceHandler(&watchService{c}, interceptors, small))
+	handle := func(path string, h http.Handler) { mux.Handle(path, g.wrap(h)) }
+	handle(roadbookv1connect.NewTripServiceHandler(&tripService{c}, interceptors, small))
+	// The upload alone decodes up to 42 MiB: its own handler, on its path
+	// (the more specific pattern wins over the service's).
+	_, upload := roadbookv1connect.NewTripServiceHandler(&tripService{c}, interceptors, connect.WithReadMaxBytes(maxUploadMessageBytes))
+	handle(roadbookv1connect.TripServiceCreateTripFromUploadProcedure, upload)
+	handle(roadbookv1connect.NewStageEditServiceHandler(&stageEditService{c}, interceptors, small))
+	handle(roadbookv1connect.NewAccommodationServiceHandler(&accommodationService{c}, interceptors, small))
+	handle(roadbookv1connect.NewShareServiceHandler(&shareService{c}, interceptors, small))
+	handle(roadbookv1connect.NewPublicShareServiceHandler(&publicShareService{c}, interceptors, small))
+	handle(roadbookv1connect.NewExportServiceHandler(&exportService{c}, interceptors, small))
+	handle(roadbookv1connect.NewGeocodingServiceHandler(&geocodingService{c}, interceptors, small))
+	handle(roadbookv1connect.NewAccountServiceHandler(&accountService{c}, interceptors, small))
+	handle(roadbookv1connect.NewWatchServiceHandler(&watchService{c}, interceptors, small))
 
 	services := []string{
 		roadbookv1connect.TripServiceName, roadbookv1connect.StageEditServiceName,
@@ -91,14 +93,9 @@ func New(cfg Config) (*Server, error) {
 		roadbookv1connect.WatchServiceName,
 	}
 	mux.Handle(grpchealth.NewHandler(grpchealth.NewStaticChecker(services...)))
-	reflector := grpcreflect.NewStaticReflector(services...)
-	mux.Handle(grpcreflect.NewHandlerV1(reflector))
-	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
-	mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte("ok\n"))
-	})
+	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.ready)
+	s.admin = adminRoutes(s, cfg.Registry, services)
 	// Browser routes (share page, profile SVG) and CORS: sharepage_routes.go.
 	browser, err := c.browserRoutes(mux)
 	if err != nil {
@@ -118,9 +115,15 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Handler is every route of the API (for httptest servers and for
-// composing with other handlers in one-process mode).
+// Handler is every public route of the API (for httptest servers and for
+// composing with other handlers in one-process mode). /metrics and gRPC
+// reflection are not among them: they are AdminHandler's.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// healthz answers 200 while the process lives (liveness).
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	_, _ = w.Write([]byte("ok\n"))
+}
 
 // Serve serves the API on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {

@@ -229,21 +229,31 @@ func TestServer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	t.Run("health, readiness, metrics, gRPC health and reflection answer on the one port", func(t *testing.T) {
+	t.Run("health, readiness and gRPC health answer on the public port, metrics and reflection only on the admin one", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
-		code, body := get(t, h.http, h.url+"/healthz")
-		require.Equal(t, http.StatusOK, code)
-		require.Equal(t, "ok\n", body)
-		code, body = get(t, h.http, h.url+"/readyz")
-		require.Equal(t, http.StatusOK, code, body)
+		admin := httptest.NewUnstartedServer(h.srv.AdminHandler())
+		admin.Config.Protocols = new(http.Protocols)
+		admin.Config.Protocols.SetHTTP1(true)
+		admin.Config.Protocols.SetUnencryptedHTTP2(true)
+		admin.Start()
+		t.Cleanup(admin.Close)
+		for _, base := range []string{h.url, admin.URL} {
+			code, body := get(t, h.http, base+"/healthz")
+			require.Equal(t, http.StatusOK, code)
+			require.Equal(t, "ok\n", body)
+			code, body = get(t, h.http, base+"/readyz")
+			require.Equal(t, http.StatusOK, code, body)
+		}
 
 		_, err := h.as(t, "counted", nil).trips.ListTrips(ctx, connect.NewRequest(&roadbookv1.ListTripsRequest{}))
 		require.NoError(t, err)
-		code, body = get(t, h.http, h.url+"/metrics")
+		code, body := get(t, h.http, admin.URL+"/metrics")
 		require.Equal(t, http.StatusOK, code)
 		require.Contains(t, body, `roadbook_api_requests_total{code="ok",procedure="/roadbook.v1.TripService/ListTrips"} 1`)
 		require.Contains(t, body, `roadbook_api_request_duration_seconds_count{procedure="/roadbook.v1.TripService/ListTrips"} 1`)
+		code, _ = get(t, h.http, h.url+"/metrics")
+		require.Equal(t, http.StatusNotFound, code, "the public port serves no metrics")
 
 		req, err := http.NewRequest(http.MethodPost, h.url+"/grpc.health.v1.Health/Check", strings.NewReader(`{"service":"roadbook.v1.TripService"}`))
 		require.NoError(t, err)
@@ -256,13 +266,17 @@ func TestServer(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
 		require.JSONEq(t, `{"status":"SERVING_STATUS_SERVING"}`, string(b))
 
-		stream := grpcreflect.NewClient(h2c(), h.url, connect.WithGRPC()).NewStream(ctx)
+		stream := grpcreflect.NewClient(h2c(), admin.URL, connect.WithGRPC()).NewStream(ctx)
 		names, err := stream.ListServices()
 		require.NoError(t, err)
 		_, _ = stream.Close()
 		for _, svc := range []protoreflect.FullName{roadbookv1connect.TripServiceName, roadbookv1connect.WatchServiceName, roadbookv1connect.AccountServiceName} {
 			require.Contains(t, names, svc)
 		}
+		public := grpcreflect.NewClient(h2c(), h.url, connect.WithGRPC()).NewStream(ctx)
+		_, err = public.ListServices()
+		_, _ = public.Close()
+		require.Error(t, err, "the public port serves no reflection")
 	})
 
 	t.Run("readiness turns unready when NATS goes away", func(t *testing.T) {

@@ -23,6 +23,8 @@ type shared struct {
 	log     *slog.Logger
 	// digests caches GetTrip answers by stream version.
 	digests digestCache
+	// watching counts each user's open WatchTrip streams.
+	watching *watchers
 
 	closeOnce sync.Once
 	// done is closed when the server shuts down (WatchTrip streams end).

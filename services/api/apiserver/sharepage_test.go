@@ -225,6 +225,12 @@ func TestSharePageRateLimit(t *testing.T) {
 	public := roadbookv1connect.NewPublicShareServiceClient(h.http, h.url)
 	_, err := public.GetSharedTrip(context.Background(), connect.NewRequest(&roadbookv1.GetSharedTripRequest{Code: tr.code}))
 	require.Equal(t, connect.CodeResourceExhausted, connect.CodeOf(err))
+	var ce *connect.Error
+	require.ErrorAs(t, err, &ce)
+	secs, perr := strconv.Atoi(ce.Meta().Get("Retry-After"))
+	require.NoError(t, perr, "a 429 from the RPCs carries Retry-After too: %v", ce.Meta())
+	require.Positive(t, secs)
+	require.LessOrEqual(t, secs, 3600)
 }
 
 func TestTripProfileSVG(t *testing.T) {

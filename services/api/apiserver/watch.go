@@ -80,6 +80,17 @@ func (s *watchService) WatchTrip(ctx context.Context, req *connect.Request[roadb
 	if err != nil {
 		return s.fail(ctx, &planner.InvalidError{Field: "tripId", Message: "must be a UUID"})
 	}
+	release, err := s.watching.acquire(user)
+	if err != nil {
+		return s.fail(ctx, err)
+	}
+	defer release()
+	// A stream lives at most WatchLifetime, then ends cleanly (status OK);
+	// the client reconnects with the last resume token and misses nothing.
+	// Without it a stream would hold its slot, its subscription and its
+	// token's authority forever — past the token's own expiry.
+	lifetime := time.NewTimer(s.cfg.WatchLifetime)
+	defer lifetime.Stop()
 	wake := make(chan struct{}, 1)
 	sub, err := s.cfg.NATS.Subscribe("events.trip."+id.String()+".>", func(*nats.Msg) {
 		select {
@@ -162,6 +173,8 @@ func (s *watchService) WatchTrip(ctx context.Context, req *connect.Request[roadb
 		case <-ctx.Done():
 			return nil
 		case <-s.done:
+			return nil
+		case <-lifetime.C:
 			return nil
 		case <-wake:
 		case <-poll.C:

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	sdkjson "github.com/segmentio/encoding/json"
 
 	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/services/mcp/internal/tools"
@@ -118,13 +119,22 @@ func (b *bearer) requiredScopes(r *http.Request) ([]string, error) {
 			Name string `json:"name"`
 		} `json:"params"`
 	}
+	// Read the message(s) as the SDK will (its readBatch): an array of
+	// messages first, else one message, each key matched exactly. A parse
+	// that differs from the SDK's ("NAME" matching name, as encoding/json
+	// does) could ask for the scope of one tool while the SDK runs another.
 	var msgs []msg
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		_ = json.Unmarshal(trimmed, &msgs)
+	var raws []json.RawMessage
+	if err := decodeLikeSDK(body, &raws); err == nil {
+		for _, raw := range raws {
+			var m msg
+			if decodeLikeSDK(raw, &m) == nil {
+				msgs = append(msgs, m)
+			}
+		}
 	} else {
 		var m msg
-		if json.Unmarshal(trimmed, &m) == nil {
+		if decodeLikeSDK(body, &m) == nil {
 			msgs = append(msgs, m)
 		}
 	}
@@ -142,4 +152,12 @@ func (b *bearer) requiredScopes(r *http.Request) ([]string, error) {
 		}
 	}
 	return need, nil
+}
+
+// decodeLikeSDK decodes data with the MCP SDK's JSON settings: the same
+// library (segmentio/encoding) with case-sensitive keys.
+func decodeLikeSDK(data []byte, v any) error {
+	dec := sdkjson.NewDecoder(bytes.NewReader(data))
+	dec.DontMatchCaseInsensitiveStructFields()
+	return dec.Decode(v)
 }

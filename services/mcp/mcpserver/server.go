@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/roadbook/roadbook/auth/rebinding"
 	"github.com/roadbook/roadbook/services/mcp/internal/seal"
 	"github.com/roadbook/roadbook/services/mcp/internal/tools"
 )
@@ -89,7 +90,7 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource/mcp", meta)
 	mux.Handle("GET /.well-known/oauth-protected-resource", meta)
 	mux.Handle("OPTIONS /.well-known/oauth-protected-resource", meta)
-	s.handler = newRebinding(public, cfg.AllowedHosts, cfg.AllowedOrigins).wrap(mux)
+	s.handler = rebinding.New(public, cfg.AllowedHosts, cfg.AllowedOrigins).Wrap(mux)
 	return s, nil
 }
 

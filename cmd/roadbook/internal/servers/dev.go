@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/roadbook/roadbook/auth"
+	"github.com/roadbook/roadbook/auth/rebinding"
 	"github.com/roadbook/roadbook/cmd/roadbook/internal/devstate"
 	"github.com/roadbook/roadbook/cmd/roadbook/internal/envflag"
 	"github.com/roadbook/roadbook/eventstore/sqlite"
@@ -169,7 +171,9 @@ func (d *devInstance) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	apiHandler := d.api.Handler()
+	// One process on loopback: the admin routes (/metrics, reflection)
+	// share the API's port.
+	apiHandler := withAdmin(d.api.Handler(), d.api.AdminHandler())
 	if f.noAuth {
 		tok, err := devstate.MintToken(d.issuer, devstate.User, auth.DefaultAudience, f.tokenTTL)
 		if err != nil {
@@ -179,6 +183,16 @@ func (d *devInstance) start(ctx context.Context) error {
 	}
 	if apiHandler, err = d.devPlanner(apiHandler); err != nil {
 		return err
+	}
+	if f.noAuth {
+		// Without a token every caller is the dev user, so a page on another
+		// site that rebinds its name to 127.0.0.1 would be too: the API, like
+		// the MCP server, accepts only its own Host and Origin (docs/SECURITY.md).
+		public, err := url.Parse(d.apiURL)
+		if err != nil {
+			return err
+		}
+		apiHandler = rebinding.New(public, nil, nil).Wrap(apiHandler)
 	}
 	d.apiHTTP = h2cServer(apiHandler)
 	d.apiErr = make(chan error, 1)

@@ -46,3 +46,16 @@ func jsonIndent(v any) ([]byte, error) {
 	}
 	return append(b, '\n'), nil
 }
+
+// withAdmin routes the API's admin paths (/metrics, gRPC reflection) to
+// admin and everything else to public: `roadbook dev`, one process on
+// loopback, serves both on its API port, where `roadbook api` keeps them
+// on --admin-addr.
+func withAdmin(public, admin http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", admin)
+	mux.Handle("/grpc.reflection.v1.ServerReflection/", admin)
+	mux.Handle("/grpc.reflection.v1alpha.ServerReflection/", admin)
+	mux.Handle("/", public)
+	return mux
+}

@@ -3,7 +3,8 @@
 // NATS, an OIDC issuer; every flag defaulting to its ROADBOOK_* variable),
 // `roadbook migrate`, and `roadbook dev`, all three in one process on an
 // embedded store and NATS. Each serves its health, readiness and metrics on
-// its one port and drains on SIGTERM.
+// its one port (the API's metrics and reflection on a separate admin port)
+// and drains on SIGTERM.
 package servers
 
 import (
@@ -68,6 +69,7 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	aud := fs.String("api-audience", envflag.Env("ROADBOOK_API_AUDIENCE", auth.DefaultAudience), "audience API tokens must name ($ROADBOOK_API_AUDIENCE)")
 	svcKey := fs.String("mcp-service-key", envflag.Env("ROADBOOK_MCP_SERVICE_KEY", ""), "HS256 key of the MCP service's credentials; empty: no service may act for users ($ROADBOOK_MCP_SERVICE_KEY)")
 	svcKeyID := fs.String("mcp-service-key-id", envflag.Env("ROADBOOK_MCP_SERVICE_KEY_ID", "roadbook-mcp-1"), "kid of the MCP service key ($ROADBOOK_MCP_SERVICE_KEY_ID)")
+	adminAddr := fs.String("admin-addr", envflag.Env("ROADBOOK_ADMIN_ADDR", "127.0.0.1:9091"), "listen address of /metrics, gRPC reflection and the probes, kept off the public port ($ROADBOOK_ADMIN_ADDR)")
 	var pf plannerFlags
 	pf.register(fs, true)
 	if err := envflag.Parse(fs, args); err != nil {
@@ -123,11 +125,23 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log.Info("api listening", slog.String("addr", ln.Addr().String()))
+	adminLn, err := net.Listen("tcp", *adminAddr)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("admin listener: %w", err)
+	}
+	log.Info("api listening", slog.String("addr", ln.Addr().String()), slog.String("admin_addr", adminLn.Addr().String()))
 	served := h2cServer(withPlanner(api.Handler(), app, nil))
+	// The operator's routes on their own port (AdminHandler): h2c too, for
+	// gRPC reflection.
+	admin := h2cServer(api.AdminHandler())
+	adminErr := make(chan error, 1)
+	go func() { adminErr <- serveErr(admin.Serve(adminLn)) }()
 	serve := func(ln net.Listener) error { return serveErr(served.Serve(ln)) }
 	return serveUntilDone(ctx, log, sf.shutdown, serve, func(ctx context.Context) error {
-		return errors.Join(api.Shutdown(ctx), served.Shutdown(ctx))
+		// The admin port goes last: /readyz there reports the drain.
+		err := errors.Join(api.Shutdown(ctx), served.Shutdown(ctx))
+		return errors.Join(err, admin.Shutdown(ctx), <-adminErr)
 	}, ln)
 }
 
