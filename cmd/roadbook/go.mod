@@ -73,6 +73,7 @@ require (
 	github.com/roadbook/roadbook/domain v0.0.0 // indirect
 	github.com/roadbook/roadbook/planner v0.0.0 // indirect
 	github.com/roadbook/roadbook/tripstore v0.0.0 // indirect
+	github.com/rs/cors v1.11.1 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/sony/gobreaker/v2 v2.4.0 // indirect

@@ -22,6 +22,7 @@ require (
 	github.com/roadbook/roadbook/proto v0.0.0
 	github.com/roadbook/roadbook/testkit v0.0.0
 	github.com/roadbook/roadbook/tripstore v0.0.0
+	github.com/rs/cors v1.11.1
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
