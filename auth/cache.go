@@ -3,6 +3,8 @@ package auth
 import (
 	"sync"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // Verified-token cache bounds. A busy agent or the MCP service presents the
@@ -21,10 +23,17 @@ const (
 // verifiedCache remembers the principals of tokens that verified, until the
 // earlier of their expiry and verifiedTTL. Only successes are cached: a
 // refused token is checked again each time, so a refusal never outlives its
-// cause and garbage tokens cannot fill the cache.
+// cause and garbage tokens cannot fill the cache. When full, the least
+// recently used token goes (golang-lru): the busy callers stay cached.
 type verifiedCache struct {
-	mu      sync.Mutex
-	entries map[string]verifiedEntry
+	once    sync.Once
+	entries *lru.Cache[string, verifiedEntry]
+}
+
+// lru is the cache, made on first use (the zero verifiedCache is ready).
+func (c *verifiedCache) lru() *lru.Cache[string, verifiedEntry] {
+	c.once.Do(func() { c.entries, _ = lru.New[string, verifiedEntry](verifiedCacheSize) })
+	return c.entries
 }
 
 type verifiedEntry struct {
@@ -34,9 +43,7 @@ type verifiedEntry struct {
 
 // get returns the cached principal of token if it is still valid at now.
 func (c *verifiedCache) get(token string, now time.Time) (Principal, bool) {
-	c.mu.Lock()
-	e, ok := c.entries[token]
-	c.mu.Unlock()
+	e, ok := c.lru().Get(token)
 	if !ok || !now.Before(e.until) {
 		return Principal{}, false
 	}
@@ -44,8 +51,7 @@ func (c *verifiedCache) get(token string, now time.Time) (Principal, bool) {
 }
 
 // put remembers p for token until the earlier of expires and now+verifiedTTL.
-// When the cache is full, expired entries go first; if none has, the cache
-// starts over (later calls only verify again).
+// When the cache is full, the least recently used token goes.
 func (c *verifiedCache) put(token string, p Principal, now, expires time.Time) {
 	until := now.Add(verifiedTTL)
 	if !expires.IsZero() && expires.Before(until) {
@@ -54,20 +60,5 @@ func (c *verifiedCache) put(token string, p Principal, now, expires time.Time) {
 	if !now.Before(until) {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = make(map[string]verifiedEntry)
-	}
-	if len(c.entries) >= verifiedCacheSize {
-		for k, e := range c.entries {
-			if !now.Before(e.until) {
-				delete(c.entries, k)
-			}
-		}
-		if len(c.entries) >= verifiedCacheSize {
-			clear(c.entries)
-		}
-	}
-	c.entries[token] = verifiedEntry{p: p, until: until}
+	c.lru().Add(token, verifiedEntry{p: p, until: until})
 }

@@ -7,6 +7,7 @@ replace github.com/roadbook/roadbook/proto => ../proto
 require (
 	connectrpc.com/connect v1.21.1
 	github.com/golang-jwt/jwt/v5 v5.3.1
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/roadbook/roadbook/proto v0.0.0
 	github.com/stretchr/testify v1.12.1
 	google.golang.org/protobuf v1.36.12

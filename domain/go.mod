@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/uuid v1.6.0
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/muktihari/fit v0.26.1
 	github.com/rickar/cal/v2 v2.1.13
 	github.com/ringsaturn/tzf v1.0.2

@@ -77,4 +77,28 @@ func TestEnvironment(t *testing.T) {
 		require.Contains(t, errOut.String(), `ROADBOOK_SHUTDOWN_TIMEOUT="soon"`)
 	})
 
+	t.Run("no command prints a secret from the environment on -h or a mistyped flag", func(t *testing.T) {
+		secrets := map[string]string{
+			"ROADBOOK_DATABASE_URL":    "postgres://roadbook:db-secret-1@db/roadbook",
+			"ROADBOOK_MCP_SERVICE_KEY": "service-key-secret-2",
+			"ROADBOOK_MCP_CURSOR_KEY":  "cursor-key-secret-3",
+			"ROADBOOK_MCP_CONFIRM_KEY": "confirm-key-secret-4",
+			"ROADBOOK_TOKEN":           "bearer-token-secret-5",
+		}
+		for k, v := range secrets {
+			t.Setenv(k, v)
+		}
+		for _, cmd := range [][]string{{"api"}, {"worker"}, {"mcp"}, {"migrate"}, {"trip", "list"}} {
+			for _, extra := range [][]string{{"-h"}, {"--no-such-flag"}} {
+				var out, errOut bytes.Buffer
+				code := run(context.Background(), append(append([]string{}, cmd...), extra...), &out, &errOut)
+				require.Contains(t, []int{0, 2}, code, "%v %v", cmd, extra)
+				require.Contains(t, errOut.String(), "Usage of roadbook", "%v %v printed its flags", cmd, extra)
+				for k, v := range secrets {
+					require.NotContains(t, out.String()+errOut.String(), v, "%v %v printed $%s", cmd, extra, k)
+				}
+			}
+		}
+	})
+
 }

@@ -2,7 +2,8 @@ package pacing
 
 import (
 	"math"
-	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // The effort model's physical constants (docs/design/PACING.md "The effort
@@ -97,11 +98,8 @@ type modelKey struct {
 // models memoizes calibrated models: solving the speed table costs about a
 // millisecond, and the API and the alerts time every stage of a trip with
 // the same few riders. A model is immutable once built, so sharing it is
-// safe; the cache is dropped whole when it reaches maxModels riders.
-var (
-	modelsMu sync.Mutex
-	models   = map[modelKey]Model{}
-)
+// safe; past maxModels riders the least recently used goes (golang-lru).
+var models, _ = lru.New[modelKey, Model](maxModels)
 
 const maxModels = 256
 
@@ -112,19 +110,12 @@ const maxModels = 256
 // positive speed and penalty.
 func NewModel(s Settings) Model {
 	key := modelKey{s.AverageSpeedKmh, s.ElevationPenalty, s.EbikeMode}
-	modelsMu.Lock()
-	m, ok := models[key]
-	modelsMu.Unlock()
+	m, ok := models.Get(key)
 	if ok {
 		return m
 	}
 	m = calibrate(s)
-	modelsMu.Lock()
-	if len(models) >= maxModels {
-		models = map[modelKey]Model{}
-	}
-	models[key] = m
-	modelsMu.Unlock()
+	models.Add(key, m)
 	return m
 }
 

@@ -130,3 +130,22 @@ func line(n float64, ele func(x float64) float64) []route.Point {
 	}
 	return pts
 }
+
+func TestModelMemo(t *testing.T) {
+	t.Parallel()
+	t.Run("a rider in use stays memoized while many others are calibrated", func(t *testing.T) {
+		t.Parallel()
+		hot := Defaults()
+		hot.AverageSpeedKmh = 17.25
+		key := modelKey{hot.AverageSpeedKmh, hot.ElevationPenalty, hot.EbikeMode}
+		NewModel(hot)
+		for i := range maxModels + 10 {
+			s := Defaults()
+			s.AverageSpeedKmh = 30 + float64(i)/100
+			NewModel(s)
+			NewModel(hot)
+			require.True(t, models.Contains(key), "the rider in use after %d others", i+1)
+		}
+		require.LessOrEqual(t, models.Len(), maxModels)
+	})
+}

@@ -10,6 +10,7 @@ require (
 	connectrpc.com/grpchealth v1.5.0
 	connectrpc.com/grpcreflect v1.3.1
 	github.com/google/uuid v1.6.0
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/muktihari/fit v0.26.1
 	github.com/nats-io/nats.go v1.55.0
@@ -21,6 +22,7 @@ require (
 	github.com/roadbook/roadbook/proto v0.0.0
 	github.com/roadbook/roadbook/testkit v0.0.0
 	github.com/roadbook/roadbook/tripstore v0.0.0
+	github.com/rs/cors v1.11.1
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0

@@ -22,5 +22,5 @@ func (c *shared) browserRoutes(mux *http.ServeMux) (http.Handler, error) {
 		return c.clientAddr(connect.Peer{Addr: r.RemoteAddr}, r.Header)
 	}, c.log).Register(mux)
 	mux.Handle("GET /trips/{id}/profile.svg", c.cfg.Verifier.Middleware(auth.ScopeRead, http.HandlerFunc(c.serveTripProfile)))
-	return policy.wrap(mux), nil
+	return policy(mux), nil
 }

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	connectcors "connectrpc.com/cors"
+	rscors "github.com/rs/cors"
 )
 
 // CORSConfig lets browser frontends served from other origins call the
@@ -36,101 +35,44 @@ var (
 	corsExtraExposed = []string{"Www-Authenticate", "Retry-After", "Content-Disposition"}
 )
 
-// cors is the compiled policy.
-type cors struct {
-	any         bool
-	origins     map[string]bool
-	credentials bool
-	methods     string
-	headers     string
-	exposed     string
-	maxAge      string
-}
-
-// newCORS checks cfg: every origin must be scheme://host[:port] and a
-// wildcard cannot be combined with credentials.
-func newCORS(cfg CORSConfig) (*cors, error) {
-	c := &cors{
-		origins:     map[string]bool{},
-		credentials: cfg.AllowCredentials,
-		methods:     strings.Join(connectcors.AllowedMethods(), ", "),
-		headers:     strings.Join(append(connectcors.AllowedHeaders(), corsExtraAllowed...), ", "),
-		exposed:     strings.Join(append(connectcors.ExposedHeaders(), corsExtraExposed...), ", "),
-		maxAge:      strconv.Itoa(int(cmpOr(cfg.MaxAge, 2*time.Hour).Seconds())),
-	}
+// newCORS checks cfg (every origin scheme://host[:port], no wildcard with
+// credentials) and returns the policy as middleware: github.com/rs/cors
+// with connectrpc.com/cors's method and header lists plus Roadbook's own.
+// The zero config allows no other origin and wraps nothing.
+func newCORS(cfg CORSConfig) (func(http.Handler) http.Handler, error) {
+	anyOrigin := false
+	var origins []string
 	for _, o := range cfg.AllowedOrigins {
 		if o == "*" {
-			c.any = true
+			anyOrigin = true
 			continue
 		}
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
 			return nil, fmt.Errorf("apiserver: Config.CORS.AllowedOrigins: %q is not an origin (scheme://host[:port], no path)", o)
 		}
-		c.origins[strings.ToLower(o)] = true
+		origins = append(origins, strings.ToLower(o))
 	}
-	if c.any && c.credentials {
+	if anyOrigin && cfg.AllowCredentials {
 		return nil, fmt.Errorf("apiserver: Config.CORS: AllowCredentials cannot be combined with the wildcard origin \"*\"")
 	}
-	return c, nil
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
+	if !anyOrigin && len(origins) == 0 {
+		return func(next http.Handler) http.Handler { return next }, nil
 	}
-	return d
-}
-
-// allowed is the Access-Control-Allow-Origin value for origin, or "".
-func (c *cors) allowed(origin string) string {
-	switch {
-	case origin == "":
-		return ""
-	case c.origins[strings.ToLower(origin)]:
-		return origin
-	case c.any:
-		return "*"
+	if anyOrigin {
+		origins = []string{"*"}
 	}
-	return ""
-}
-
-// wrap answers preflights itself and adds the CORS response headers to
-// actual requests from allowed origins. A request from any other origin
-// gets no CORS header, so the browser keeps its response from the page.
-func (c *cors) wrap(next http.Handler) http.Handler {
-	if !c.any && len(c.origins) == 0 {
-		return next
+	maxAge := cfg.MaxAge
+	if maxAge <= 0 {
+		maxAge = 2 * time.Hour
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		origin := r.Header.Get("Origin")
-		allow := c.allowed(origin)
-		if len(c.origins) > 0 {
-			h.Add("Vary", "Origin")
-		}
-		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			h.Add("Vary", "Access-Control-Request-Method")
-			h.Add("Vary", "Access-Control-Request-Headers")
-			if allow != "" && slices.Contains(connectcors.AllowedMethods(), r.Header.Get("Access-Control-Request-Method")) {
-				h.Set("Access-Control-Allow-Origin", allow)
-				h.Set("Access-Control-Allow-Methods", c.methods)
-				h.Set("Access-Control-Allow-Headers", c.headers)
-				h.Set("Access-Control-Max-Age", c.maxAge)
-				if c.credentials {
-					h.Set("Access-Control-Allow-Credentials", "true")
-				}
-			}
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		if allow != "" {
-			h.Set("Access-Control-Allow-Origin", allow)
-			h.Set("Access-Control-Expose-Headers", c.exposed)
-			if c.credentials {
-				h.Set("Access-Control-Allow-Credentials", "true")
-			}
-		}
-		next.ServeHTTP(w, r)
+	policy := rscors.New(rscors.Options{
+		AllowedOrigins:   origins,
+		AllowedMethods:   connectcors.AllowedMethods(),
+		AllowedHeaders:   append(connectcors.AllowedHeaders(), corsExtraAllowed...),
+		ExposedHeaders:   append(connectcors.ExposedHeaders(), corsExtraExposed...),
+		AllowCredentials: cfg.AllowCredentials,
+		MaxAge:           int(maxAge.Seconds()),
 	})
+	return policy.Handler, nil
 }

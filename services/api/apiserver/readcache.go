@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
@@ -22,8 +23,14 @@ import (
 // stale entry is never served; the head row also carries the owner and the
 // deleted mark, so visibility is checked exactly as tripstore.Load does.
 type digestCache struct {
-	mu      sync.Mutex
-	entries map[uuid.UUID]cachedDigest
+	once    sync.Once
+	entries *lru.Cache[uuid.UUID, cachedDigest]
+}
+
+// lru is the cache, made on first use (the zero digestCache is ready).
+func (d *digestCache) lru() *lru.Cache[uuid.UUID, cachedDigest] {
+	d.once.Do(func() { d.entries, _ = lru.New[uuid.UUID, cachedDigest](digestCacheSize) })
+	return d.entries
 }
 
 type cachedDigest struct {
@@ -32,16 +39,14 @@ type cachedDigest struct {
 	digest  *roadbookv1.TripDigest
 }
 
-// digestCacheSize bounds the cache; when full it starts over (reads then
-// fold again, which is only slower).
+// digestCacheSize bounds the cache; when full, the least recently read
+// trip goes (golang-lru), so the trips being read stay cached.
 const digestCacheSize = 4096
 
 // get answers the cached digest of user's trip id when the stream is still
 // at the cached version; ok is false on a miss (the caller folds).
 func (d *digestCache) get(ctx context.Context, events eventstore.Store, user string, id uuid.UUID, today trip.Date) (*roadbookv1.TripDigest, bool) {
-	d.mu.Lock()
-	e, ok := d.entries[id]
-	d.mu.Unlock()
+	e, ok := d.lru().Get(id)
 	if !ok || e.today != today {
 		return nil, false
 	}
@@ -55,12 +60,7 @@ func (d *digestCache) get(ctx context.Context, events eventstore.Store, user str
 // put remembers a digest folded at stream version. The message is shared
 // between readers and must never be modified after put.
 func (d *digestCache) put(id uuid.UUID, version int64, today trip.Date, digest *roadbookv1.TripDigest) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.entries == nil || len(d.entries) >= digestCacheSize {
-		d.entries = make(map[uuid.UUID]cachedDigest)
-	}
-	d.entries[id] = cachedDigest{version: version, today: today, digest: digest}
+	d.lru().Add(id, cachedDigest{version: version, today: today, digest: digest})
 }
 
 // digest is GetTrip's answer: the cached digest of the caller's trip while

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
@@ -24,9 +25,8 @@ const credentialTTL = 2 * time.Minute
 // left, while a busy agent costs one signature every 90 s, not one a call.
 const credentialReuse = 80 * time.Second
 
-// credentialCacheSize bounds the cached credentials; when full, expired
-// entries are dropped, and if that frees nothing the cache starts over
-// (calls then mint again, which is only slower).
+// credentialCacheSize bounds the cached credentials; when full, the least
+// recently used goes (golang-lru), so the busy users keep theirs.
 const credentialCacheSize = 4096
 
 // credential is the Connect interceptor that authenticates every API call
@@ -40,8 +40,14 @@ type credential struct {
 	// clock the tools run on (tests inject their own).
 	now func() time.Time
 
-	mu     sync.Mutex
-	minted map[credentialKey]mintedCredential
+	once   sync.Once
+	minted *lru.Cache[credentialKey, mintedCredential]
+}
+
+// cache is the credential cache, made on first use.
+func (c *credential) cache() *lru.Cache[credentialKey, mintedCredential] {
+	c.once.Do(func() { c.minted, _ = lru.New[credentialKey, mintedCredential](credentialCacheSize) })
+	return c.minted
 }
 
 // credentialKey is what a credential says besides its times: the user and
@@ -64,9 +70,7 @@ func (c *credential) token(ctx context.Context) (string, error) {
 	}
 	key := credentialKey{user: caller.UserID, read: caller.Has(string(auth.ScopeRead)), write: caller.Has(string(auth.ScopeWrite))}
 	now := c.now()
-	c.mu.Lock()
-	m, ok := c.minted[key]
-	c.mu.Unlock()
+	m, ok := c.cache().Get(key)
 	if ok && now.Before(m.reuseEnd) {
 		return m.token, nil
 	}
@@ -82,22 +86,7 @@ func (c *credential) token(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.minted) >= credentialCacheSize {
-		for k, v := range c.minted {
-			if !now.Before(v.reuseEnd) {
-				delete(c.minted, k)
-			}
-		}
-		if len(c.minted) >= credentialCacheSize {
-			clear(c.minted)
-		}
-	}
-	if c.minted == nil {
-		c.minted = make(map[credentialKey]mintedCredential)
-	}
-	c.minted[key] = mintedCredential{token: tok, reuseEnd: now.Add(credentialReuse)}
+	c.cache().Add(key, mintedCredential{token: tok, reuseEnd: now.Add(credentialReuse)})
 	return tok, nil
 }
 

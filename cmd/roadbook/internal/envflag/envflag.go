@@ -1,7 +1,13 @@
 // Package envflag is how the roadbook subcommands read their command
 // lines: a flag set per subcommand whose bad flags become ErrUsage (exit
-// status 2), and flag defaults read from the ROADBOOK_* environment, so the
+// status 2), and whose flags that name a ROADBOOK_* variable in their usage
+// are filled from that variable at parse time (peterbourgon/ff), so the
 // containers are configured by env and a shell by flags.
+//
+// The environment is read only after the command line parsed: a default
+// printed by -h or by a mistyped flag is always the literal in the code,
+// never a value from the environment (the database URL and the HMAC keys
+// would otherwise land in the pod log). Secret flags print no value at all.
 package envflag
 
 import (
@@ -9,9 +15,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"time"
+	"regexp"
+
+	"github.com/peterbourgon/ff/v3"
 )
 
 // ErrUsage marks a command line that is wrong (exit status 2); the message
@@ -26,8 +32,25 @@ func New(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// envInUsage is how a flag names its variable: its usage ends with
+// "($ROADBOOK_NAME)", so the help text and the variable read are one fact.
+var envInUsage = regexp.MustCompile(`\(\$(ROADBOOK_[A-Z0-9_]+)\)$`)
+
+// EnvName is the variable a flag reads, from its usage, or "" for a flag
+// the environment does not set.
+func EnvName(f *flag.Flag) string {
+	if m := envInUsage.FindStringSubmatch(f.Usage); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // Parse parses args; a bad flag has already been reported by the flag
 // package, so it becomes ErrUsage (exit 2), and -h stays flag.ErrHelp.
+// Then every flag the command line did not set and whose usage names a
+// variable takes that variable's value when it is set and not empty; a
+// value the flag refuses is an error naming the variable (and, unless the
+// flag is a Secret, the value).
 func Parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -39,59 +62,59 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		return ErrUsage
 	}
+	return fromEnv(fs)
+}
+
+// fromEnv lets ff fill the flags from their variables. ff names a flag's
+// variable after the flag; the flags here name theirs in their usage
+// (--consumer reads ROADBOOK_WORKER_CONSUMER), so ff parses a view of the
+// flag set whose flags are named by their variables and share their values.
+func fromEnv(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	view := flag.NewFlagSet(fs.Name()+" environment", flag.ContinueOnError)
+	view.SetOutput(io.Discard)
+	fs.VisitAll(func(f *flag.Flag) {
+		if env := EnvName(f); env != "" && !given[f.Name] {
+			view.Var(&named{Value: f.Value, flag: f.Name, env: env}, env, f.Usage)
+		}
+	})
+	if err := ff.Parse(view, nil, ff.WithEnvVars()); err != nil {
+		var bad *badValue
+		if errors.As(err, &bad) {
+			return bad
+		}
+		return err
+	}
+	// A flag set from its variable is not "set" for flag.Visit, as when the
+	// variable was its default: Visit tells what the command line chose.
 	return nil
 }
 
-// Env returns the environment variable name, or def when it is unset or
-// empty: every flag of the service commands defaults to its ROADBOOK_*
-// variable, so the containers are configured by Env and a shell by flags.
-func Env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
+// named is a flag's value seen through its variable: a refused value
+// becomes a badValue naming both.
+type named struct {
+	flag.Value
+	flag, env string
 }
 
-// Duration is Env for a duration; a malformed value is an error naming
-// the variable, not a silent default.
-func Duration(name string, def time.Duration) (time.Duration, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
+// Set sets the shared value, naming the variable when refused.
+func (n *named) Set(s string) error {
+	if err := n.Value.Set(s); err != nil {
+		shown := fmt.Sprintf("%q", s)
+		if _, secret := n.Value.(*secretValue); secret {
+			shown = "(secret, not shown)"
+		}
+		return &badValue{msg: fmt.Sprintf("$%s=%s is not a valid --%s: %v", n.env, shown, n.flag, err)}
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%s=%q is not a positive duration (e.g. 45s, 30m)", name, v)
-	}
-	return d, nil
+	return nil
 }
 
-// Bool is Env for a boolean (true, false, 1, 0…, as strconv.ParseBool
-// reads them); a malformed value is an error naming the variable.
-func Bool(name string, def bool) (bool, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, fmt.Errorf("%s=%q is not a boolean (true or false)", name, v)
-	}
-	return b, nil
-}
+// badValue is a variable whose value its flag refused.
+type badValue struct{ msg string }
 
-// Int is Env for a positive integer.
-func Int(name string, def int) (int, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	var n int
-	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != v {
-		return 0, fmt.Errorf("%s=%q is not a positive integer", name, v)
-	}
-	return n, nil
-}
+// Error names the variable, the flag and why.
+func (b *badValue) Error() string { return b.msg }
 
 // Required names the first empty setting, with the flag and the variable
 // that set it.

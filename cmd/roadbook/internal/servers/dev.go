@@ -49,13 +49,13 @@ func RunDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.dataDir, "data-dir", "./.roadbook", "directory holding every piece of state (event store, NATS, keys)")
 	fs.StringVar(&f.apiAddr, "api-addr", "127.0.0.1:8080", "listen address of the Connect API (port 0: any free port)")
 	fs.StringVar(&f.mcpAddr, "mcp-addr", "127.0.0.1:8090", "listen address of the MCP server (port 0: any free port)")
-	fs.StringVar(&f.logLevel, "log-level", envflag.Env("ROADBOOK_LOG_LEVEL", "warn"), "debug, info, warn or error; JSON logs go to stderr")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "debug, info, warn or error; JSON logs go to stderr ($ROADBOOK_LOG_LEVEL)")
 	fs.BoolVar(&f.noAuth, "no-auth", false, "map requests without a token to the dev user (loopback listeners only)")
 	fs.DurationVar(&f.tokenTTL, "token-ttl", 30*24*time.Hour, "lifetime of the printed tokens")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 10*time.Second, "how long SIGINT/SIGTERM may take to drain")
 	f.planner.register(fs, false)
 	registerProviders(fs, &f.providers)
-	fs.StringVar(&f.userAgent, "user-agent", envflag.Env("ROADBOOK_USER_AGENT", workerserver.DefaultUserAgent), "identifying User-Agent for third parties ($ROADBOOK_USER_AGENT)")
+	fs.StringVar(&f.userAgent, "user-agent", workerserver.DefaultUserAgent, "identifying User-Agent for third parties ($ROADBOOK_USER_AGENT)")
 	if err := envflag.Parse(fs, args); err != nil {
 		return err
 	}

@@ -129,23 +129,19 @@ func (m *devMCP) close() {
 func RunMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs := envflag.New("mcp", stderr)
 	var sf serviceFlags
-	envErr := sf.register(fs, ":8090", 45*time.Second)
-	apiURL := fs.String("api-url", envflag.Env("ROADBOOK_API_URL", "http://127.0.0.1:8080"), "the Connect API's base URL ($ROADBOOK_API_URL)")
-	baseURL := fs.String("public-base-url", envflag.Env("ROADBOOK_PUBLIC_BASE_URL", ""), "public base URL; the MCP resource is this + /mcp ($ROADBOOK_PUBLIC_BASE_URL)")
-	mcpAud := fs.String("mcp-audience", envflag.Env("ROADBOOK_MCP_AUDIENCE", ""), "audience agents' tokens must name; must equal the public base URL + /mcp ($ROADBOOK_MCP_AUDIENCE)")
-	issuer := fs.String("jwt-issuer", envflag.Env("ROADBOOK_JWT_ISSUER", ""), "the `iss` agents' tokens must carry, named as authorization server ($ROADBOOK_JWT_ISSUER)")
-	jwks := fs.String("jwks-url", envflag.Env("ROADBOOK_JWKS_URL", ""), "JWKS of the token issuer ($ROADBOOK_JWKS_URL)")
-	apiAud := fs.String("api-audience", envflag.Env("ROADBOOK_API_AUDIENCE", auth.DefaultAudience), "audience of the service credential ($ROADBOOK_API_AUDIENCE)")
-	svcKey := fs.String("mcp-service-key", envflag.Env("ROADBOOK_MCP_SERVICE_KEY", ""), "HS256 key the service credential is signed with ($ROADBOOK_MCP_SERVICE_KEY)")
-	svcKeyID := fs.String("mcp-service-key-id", envflag.Env("ROADBOOK_MCP_SERVICE_KEY_ID", "roadbook-mcp-1"), "its kid ($ROADBOOK_MCP_SERVICE_KEY_ID)")
-	cursorKey := fs.String("mcp-cursor-key", envflag.Env("ROADBOOK_MCP_CURSOR_KEY", ""), "HMAC key of list cursors ($ROADBOOK_MCP_CURSOR_KEY)")
-	confirmKey := fs.String("mcp-confirm-key", envflag.Env("ROADBOOK_MCP_CONFIRM_KEY", ""), "HMAC key of confirmation tokens ($ROADBOOK_MCP_CONFIRM_KEY)")
-	timeout, tErr := envflag.Duration("ROADBOOK_MCP_SESSION_TIMEOUT", 30*time.Minute)
-	sessionTimeout := fs.Duration("session-timeout", timeout, "idle timeout of MCP sessions ($ROADBOOK_MCP_SESSION_TIMEOUT)")
+	sf.register(fs, ":8090", 45*time.Second)
+	apiURL := fs.String("api-url", "http://127.0.0.1:8080", "the Connect API's base URL ($ROADBOOK_API_URL)")
+	baseURL := fs.String("public-base-url", "", "public base URL; the MCP resource is this + /mcp ($ROADBOOK_PUBLIC_BASE_URL)")
+	mcpAud := fs.String("mcp-audience", "", "audience agents' tokens must name; must equal the public base URL + /mcp ($ROADBOOK_MCP_AUDIENCE)")
+	issuer := fs.String("jwt-issuer", "", "the `iss` agents' tokens must carry, named as authorization server ($ROADBOOK_JWT_ISSUER)")
+	jwks := fs.String("jwks-url", "", "JWKS of the token issuer ($ROADBOOK_JWKS_URL)")
+	apiAud := fs.String("api-audience", auth.DefaultAudience, "audience of the service credential ($ROADBOOK_API_AUDIENCE)")
+	svcKey := envflag.Secret(fs, "mcp-service-key", "HS256 key the service credential is signed with ($ROADBOOK_MCP_SERVICE_KEY)")
+	svcKeyID := fs.String("mcp-service-key-id", "roadbook-mcp-1", "its kid ($ROADBOOK_MCP_SERVICE_KEY_ID)")
+	cursorKey := envflag.Secret(fs, "mcp-cursor-key", "HMAC key of list cursors ($ROADBOOK_MCP_CURSOR_KEY)")
+	confirmKey := envflag.Secret(fs, "mcp-confirm-key", "HMAC key of confirmation tokens ($ROADBOOK_MCP_CONFIRM_KEY)")
+	sessionTimeout := fs.Duration("session-timeout", 30*time.Minute, "idle timeout of MCP sessions ($ROADBOOK_MCP_SESSION_TIMEOUT)")
 	if err := envflag.Parse(fs, args); err != nil {
-		return err
-	}
-	if err := errors.Join(envErr, tErr); err != nil {
 		return err
 	}
 	if err := envflag.Required([3]string{*baseURL, "public-base-url", "ROADBOOK_PUBLIC_BASE_URL"}, [3]string{*jwks, "jwks-url", "ROADBOOK_JWKS_URL"},

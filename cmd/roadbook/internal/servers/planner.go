@@ -8,7 +8,6 @@ import (
 
 	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/cmd/roadbook/internal/devstate"
-	"github.com/roadbook/roadbook/cmd/roadbook/internal/envflag"
 	"github.com/roadbook/roadbook/services/api/planner"
 )
 
@@ -23,13 +22,13 @@ type plannerFlags struct {
 // whose planner signs in through the dev provider.
 func (p *plannerFlags) register(fs *flag.FlagSet, withOIDC bool) {
 	if withOIDC {
-		fs.StringVar(&p.issuer, "planner-oidc-issuer", envflag.Env("ROADBOOK_PLANNER_OIDC_ISSUER", ""), "OpenID issuer the planner signs people in with (default: --jwt-issuer) ($ROADBOOK_PLANNER_OIDC_ISSUER)")
-		fs.StringVar(&p.clientID, "planner-oidc-client-id", envflag.Env("ROADBOOK_PLANNER_OIDC_CLIENT_ID", ""), "the planner's public client id at the issuer ($ROADBOOK_PLANNER_OIDC_CLIENT_ID)")
-		fs.StringVar(&p.scope, "planner-oidc-scope", envflag.Env("ROADBOOK_PLANNER_OIDC_SCOPE", planner.DefaultScope), "scopes the planner asks for ($ROADBOOK_PLANNER_OIDC_SCOPE)")
-		fs.StringVar(&p.audience, "planner-oidc-audience", envflag.Env("ROADBOOK_PLANNER_OIDC_AUDIENCE", ""), "`audience` authorization parameter, for issuers that need one ($ROADBOOK_PLANNER_OIDC_AUDIENCE)")
+		fs.StringVar(&p.issuer, "planner-oidc-issuer", "", "OpenID issuer the planner signs people in with (default: --jwt-issuer) ($ROADBOOK_PLANNER_OIDC_ISSUER)")
+		fs.StringVar(&p.clientID, "planner-oidc-client-id", "", "the planner's public client id at the issuer ($ROADBOOK_PLANNER_OIDC_CLIENT_ID)")
+		fs.StringVar(&p.scope, "planner-oidc-scope", planner.DefaultScope, "scopes the planner asks for ($ROADBOOK_PLANNER_OIDC_SCOPE)")
+		fs.StringVar(&p.audience, "planner-oidc-audience", "", "`audience` authorization parameter, for issuers that need one ($ROADBOOK_PLANNER_OIDC_AUDIENCE)")
 	}
-	fs.StringVar(&p.tilesURL, "tiles-url", envflag.Env("ROADBOOK_TILES_URL", ""), "raster map tiles of the planner, a {z}/{x}/{y} URL template; empty: the route on a plain background ($ROADBOOK_TILES_URL)")
-	fs.StringVar(&p.tilesAttribution, "tiles-attribution", envflag.Env("ROADBOOK_TILES_ATTRIBUTION", "© OpenStreetMap contributors"), "attribution shown with the tiles ($ROADBOOK_TILES_ATTRIBUTION)")
+	fs.StringVar(&p.tilesURL, "tiles-url", "", "raster map tiles of the planner, a {z}/{x}/{y} URL template; empty: the route on a plain background ($ROADBOOK_TILES_URL)")
+	fs.StringVar(&p.tilesAttribution, "tiles-attribution", "© OpenStreetMap contributors", "attribution shown with the tiles ($ROADBOOK_TILES_ATTRIBUTION)")
 }
 
 // config is the planner's runtime configuration; jwtIssuer is the API's

@@ -36,12 +36,10 @@ type serviceFlags struct {
 func (s *serviceFlags) register(fs interface {
 	StringVar(p *string, name, value, usage string)
 	DurationVar(p *time.Duration, name string, value time.Duration, usage string)
-}, defAddr string, defShutdown time.Duration) error {
-	fs.StringVar(&s.addr, "http-addr", envflag.Env("ROADBOOK_HTTP_ADDR", defAddr), "listen address of the service's one port ($ROADBOOK_HTTP_ADDR)")
-	fs.StringVar(&s.logLevel, "log-level", envflag.Env("ROADBOOK_LOG_LEVEL", "info"), "debug, info, warn or error ($ROADBOOK_LOG_LEVEL)")
-	d, err := envflag.Duration("ROADBOOK_SHUTDOWN_TIMEOUT", defShutdown)
-	fs.DurationVar(&s.shutdown, "shutdown-timeout", d, "how long a SIGTERM drain may take ($ROADBOOK_SHUTDOWN_TIMEOUT)")
-	return err
+}, defAddr string, defShutdown time.Duration) {
+	fs.StringVar(&s.addr, "http-addr", defAddr, "listen address of the service's one port ($ROADBOOK_HTTP_ADDR)")
+	fs.StringVar(&s.logLevel, "log-level", "info", "debug, info, warn or error ($ROADBOOK_LOG_LEVEL)")
+	fs.DurationVar(&s.shutdown, "shutdown-timeout", defShutdown, "how long a SIGTERM drain may take ($ROADBOOK_SHUTDOWN_TIMEOUT)")
 }
 
 // connectNATS connects with endless reconnects: a NATS restart must not
@@ -60,23 +58,20 @@ func connectNATS(url, name string, log *slog.Logger) (*nats.Conn, error) {
 func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs := envflag.New("api", stderr)
 	var sf serviceFlags
-	envErr := sf.register(fs, ":8080", 45*time.Second)
-	dbURL := fs.String("database-url", envflag.Env("ROADBOOK_DATABASE_URL", ""), "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
-	natsURL := fs.String("nats-url", envflag.Env("ROADBOOK_NATS_URL", nats.DefaultURL), "NATS URL ($ROADBOOK_NATS_URL)")
-	baseURL := fs.String("public-base-url", envflag.Env("ROADBOOK_PUBLIC_BASE_URL", ""), "public base URL, for share links ($ROADBOOK_PUBLIC_BASE_URL)")
-	issuer := fs.String("jwt-issuer", envflag.Env("ROADBOOK_JWT_ISSUER", ""), "the `iss` user tokens must carry ($ROADBOOK_JWT_ISSUER)")
-	jwks := fs.String("jwks-url", envflag.Env("ROADBOOK_JWKS_URL", ""), "JWKS of the user token issuer ($ROADBOOK_JWKS_URL)")
-	aud := fs.String("api-audience", envflag.Env("ROADBOOK_API_AUDIENCE", auth.DefaultAudience), "audience API tokens must name ($ROADBOOK_API_AUDIENCE)")
-	svcKey := fs.String("mcp-service-key", envflag.Env("ROADBOOK_MCP_SERVICE_KEY", ""), "HS256 key of the MCP service's credentials; empty: no service may act for users ($ROADBOOK_MCP_SERVICE_KEY)")
-	svcKeyID := fs.String("mcp-service-key-id", envflag.Env("ROADBOOK_MCP_SERVICE_KEY_ID", "roadbook-mcp-1"), "kid of the MCP service key ($ROADBOOK_MCP_SERVICE_KEY_ID)")
-	adminAddr := fs.String("admin-addr", envflag.Env("ROADBOOK_ADMIN_ADDR", "127.0.0.1:9091"), "listen address of /metrics, gRPC reflection and the probes, kept off the public port ($ROADBOOK_ADMIN_ADDR)")
+	sf.register(fs, ":8080", 45*time.Second)
+	dbURL := envflag.Secret(fs, "database-url", "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
+	natsURL := fs.String("nats-url", nats.DefaultURL, "NATS URL ($ROADBOOK_NATS_URL)")
+	baseURL := fs.String("public-base-url", "", "public base URL, for share links ($ROADBOOK_PUBLIC_BASE_URL)")
+	issuer := fs.String("jwt-issuer", "", "the `iss` user tokens must carry ($ROADBOOK_JWT_ISSUER)")
+	jwks := fs.String("jwks-url", "", "JWKS of the user token issuer ($ROADBOOK_JWKS_URL)")
+	aud := fs.String("api-audience", auth.DefaultAudience, "audience API tokens must name ($ROADBOOK_API_AUDIENCE)")
+	svcKey := envflag.Secret(fs, "mcp-service-key", "HS256 key of the MCP service's credentials; empty: no service may act for users ($ROADBOOK_MCP_SERVICE_KEY)")
+	svcKeyID := fs.String("mcp-service-key-id", "roadbook-mcp-1", "kid of the MCP service key ($ROADBOOK_MCP_SERVICE_KEY_ID)")
+	adminAddr := fs.String("admin-addr", "127.0.0.1:9091", "listen address of /metrics, gRPC reflection and the probes, kept off the public port ($ROADBOOK_ADMIN_ADDR)")
 	var pf plannerFlags
 	pf.register(fs, true)
 	if err := envflag.Parse(fs, args); err != nil {
 		return err
-	}
-	if envErr != nil {
-		return envErr
 	}
 	app, err := planner.Handler(pf.config(*issuer))
 	if err != nil {
@@ -171,19 +166,14 @@ func serveUntilDone(ctx context.Context, log *slog.Logger, timeout time.Duration
 func RunWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs := envflag.New("worker", stderr)
 	var sf serviceFlags
-	envErr := sf.register(fs, ":9090", 270*time.Second)
-	dbURL := fs.String("database-url", envflag.Env("ROADBOOK_DATABASE_URL", ""), "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
-	natsURL := fs.String("nats-url", envflag.Env("ROADBOOK_NATS_URL", nats.DefaultURL), "NATS URL ($ROADBOOK_NATS_URL)")
-	conc, concErr := envflag.Int("ROADBOOK_WORKER_CONCURRENCY", 8)
-	concurrency := fs.Int("concurrency", conc, "jobs in flight in this process, every kind together ($ROADBOOK_WORKER_CONCURRENCY)")
-	pp, ppErr := envflag.Bool("ROADBOOK_PPROF", false)
-	profiles := fs.Bool("pprof", pp, "serve Go's /debug/pprof/ on the health port, to diagnose; never on a public port ($ROADBOOK_PPROF)")
+	sf.register(fs, ":9090", 270*time.Second)
+	dbURL := envflag.Secret(fs, "database-url", "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
+	natsURL := fs.String("nats-url", nats.DefaultURL, "NATS URL ($ROADBOOK_NATS_URL)")
+	concurrency := fs.Int("concurrency", 8, "jobs in flight in this process, every kind together ($ROADBOOK_WORKER_CONCURRENCY)")
+	profiles := fs.Bool("pprof", false, "serve Go's /debug/pprof/ on the health port, to diagnose; never on a public port ($ROADBOOK_PPROF)")
 	var wf workerFlags
 	wf.register(fs)
 	if err := envflag.Parse(fs, args); err != nil {
-		return err
-	}
-	if err := errors.Join(envErr, concErr, ppErr); err != nil {
 		return err
 	}
 	if err := envflag.Required([3]string{*dbURL, "database-url", "ROADBOOK_DATABASE_URL"}); err != nil {
@@ -240,8 +230,8 @@ func RunWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
 // migrations, idempotent (the Kubernetes Job runs it before a rollout).
 func RunMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := envflag.New("migrate", stderr)
-	dbURL := fs.String("database-url", envflag.Env("ROADBOOK_DATABASE_URL", ""), "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
-	logLevel := fs.String("log-level", envflag.Env("ROADBOOK_LOG_LEVEL", "info"), "debug, info, warn or error ($ROADBOOK_LOG_LEVEL)")
+	dbURL := envflag.Secret(fs, "database-url", "PostgreSQL URL ($ROADBOOK_DATABASE_URL)")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error ($ROADBOOK_LOG_LEVEL)")
 	if err := envflag.Parse(fs, args); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 
-	"github.com/roadbook/roadbook/cmd/roadbook/internal/envflag"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 )
 
@@ -25,43 +24,37 @@ type workerFlags struct {
 	fs *flag.FlagSet
 	// streamReplicas is the replica count of EVENTS, JOBS and the worker's
 	// KV buckets: 1 on one NATS server, 3 on a 3-node cluster (deploy/k8s
-	// prod). replicasErr is a malformed $ROADBOOK_STREAM_REPLICAS.
+	// prod).
 	streamReplicas int
-	replicasErr    error
 }
 
 // register adds the worker's flags, defaulting to their ROADBOOK_* variables.
 func (w *workerFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&w.geocoder, "geocoder", envflag.Env("ROADBOOK_GEOCODER", "gazetteer"), "gazetteer (offline, bundled), nominatim or none ($ROADBOOK_GEOCODER)")
-	fs.StringVar(&w.nominatimURL, "nominatim-url", envflag.Env("ROADBOOK_NOMINATIM_URL", "https://nominatim.openstreetmap.org"), "Nominatim base URL ($ROADBOOK_NOMINATIM_URL)")
-	fs.StringVar(&w.userAgent, "user-agent", envflag.Env("ROADBOOK_USER_AGENT", workerserver.DefaultUserAgent), "identifying User-Agent for third parties ($ROADBOOK_USER_AGENT)")
-	fs.StringVar(&w.consumer, "consumer", envflag.Env("ROADBOOK_WORKER_CONSUMER", "roadbook-worker"), "durable consumer name on JOBS ($ROADBOOK_WORKER_CONSUMER)")
-	fs.StringVar(&w.komootURL, "komoot-url", envflag.Env("ROADBOOK_KOMOOT_URL", ""), "Komoot base URL (default https://www.komoot.com) ($ROADBOOK_KOMOOT_URL)")
-	fs.StringVar(&w.stravaURL, "strava-url", envflag.Env("ROADBOOK_STRAVA_URL", ""), "Strava base URL (default https://www.strava.com) ($ROADBOOK_STRAVA_URL)")
-	fs.StringVar(&w.rwgpsURL, "ridewithgps-url", envflag.Env("ROADBOOK_RIDEWITHGPS_URL", ""), "RideWithGPS base URL (default https://ridewithgps.com) ($ROADBOOK_RIDEWITHGPS_URL)")
-	fs.StringVar(&w.overpassURL, "overpass-url", envflag.Env("ROADBOOK_OVERPASS_URL", ""), "Overpass API base URL; empty: POI and accommodation rules off ($ROADBOOK_OVERPASS_URL)")
-	fs.StringVar(&w.openMeteoURL, "openmeteo-url", envflag.Env("ROADBOOK_OPENMETEO_URL", ""), "Open-Meteo base URL; empty: weather rules off ($ROADBOOK_OPENMETEO_URL)")
-	fs.StringVar(&w.osrmURL, "osrm-url", envflag.Env("ROADBOOK_OSRM_URL", ""), "OSRM-compatible routing base URL; empty: off ($ROADBOOK_OSRM_URL)")
-	fs.StringVar(&w.openMeteoArchiveURL, "openmeteo-archive-url", envflag.Env("ROADBOOK_OPENMETEO_ARCHIVE_URL", ""), "Open-Meteo historical API base URL for typical weather beyond the forecast; empty: the public archive with the public forecast, else --openmeteo-url ($ROADBOOK_OPENMETEO_ARCHIVE_URL)")
+	fs.StringVar(&w.geocoder, "geocoder", "gazetteer", "gazetteer (offline, bundled), nominatim or none ($ROADBOOK_GEOCODER)")
+	fs.StringVar(&w.nominatimURL, "nominatim-url", "https://nominatim.openstreetmap.org", "Nominatim base URL ($ROADBOOK_NOMINATIM_URL)")
+	fs.StringVar(&w.userAgent, "user-agent", workerserver.DefaultUserAgent, "identifying User-Agent for third parties ($ROADBOOK_USER_AGENT)")
+	fs.StringVar(&w.consumer, "consumer", "roadbook-worker", "durable consumer name on JOBS ($ROADBOOK_WORKER_CONSUMER)")
+	fs.StringVar(&w.komootURL, "komoot-url", "", "Komoot base URL (default https://www.komoot.com) ($ROADBOOK_KOMOOT_URL)")
+	fs.StringVar(&w.stravaURL, "strava-url", "", "Strava base URL (default https://www.strava.com) ($ROADBOOK_STRAVA_URL)")
+	fs.StringVar(&w.rwgpsURL, "ridewithgps-url", "", "RideWithGPS base URL (default https://ridewithgps.com) ($ROADBOOK_RIDEWITHGPS_URL)")
+	fs.StringVar(&w.overpassURL, "overpass-url", "", "Overpass API base URL; empty: POI and accommodation rules off ($ROADBOOK_OVERPASS_URL)")
+	fs.StringVar(&w.openMeteoURL, "openmeteo-url", "", "Open-Meteo base URL; empty: weather rules off ($ROADBOOK_OPENMETEO_URL)")
+	fs.StringVar(&w.osrmURL, "osrm-url", "", "OSRM-compatible routing base URL; empty: off ($ROADBOOK_OSRM_URL)")
+	fs.StringVar(&w.openMeteoArchiveURL, "openmeteo-archive-url", "", "Open-Meteo historical API base URL for typical weather beyond the forecast; empty: the public archive with the public forecast, else --openmeteo-url ($ROADBOOK_OPENMETEO_ARCHIVE_URL)")
 	registerProviders(fs, &w.providers)
 	w.fs = fs
-	var replicas int
-	replicas, w.replicasErr = envflag.Int("ROADBOOK_STREAM_REPLICAS", workerserver.DefaultStreamOptions().Replicas)
-	fs.IntVar(&w.streamReplicas, "stream-replicas", replicas, "replicas of the EVENTS and JOBS streams and the worker's KV buckets: 1 on one NATS server, 3 on a 3-node cluster ($ROADBOOK_STREAM_REPLICAS)")
+	fs.IntVar(&w.streamReplicas, "stream-replicas", workerserver.DefaultStreamOptions().Replicas, "replicas of the EVENTS and JOBS streams and the worker's KV buckets: 1 on one NATS server, 3 on a 3-node cluster ($ROADBOOK_STREAM_REPLICAS)")
 }
 
 // registerProviders adds --providers, shared by `roadbook worker` and
 // `roadbook dev`.
 func registerProviders(fs *flag.FlagSet, p *string) {
-	fs.StringVar(p, "providers", envflag.Env("ROADBOOK_PROVIDERS", workerserver.ProvidersNone),
+	fs.StringVar(p, "providers", workerserver.ProvidersNone,
 		"none (data providers off unless their URL is set) or public (the public Overpass, Open-Meteo and Nominatim, paced by their usage policies; set --user-agent with a contact) ($ROADBOOK_PROVIDERS)")
 }
 
 // apply checks the settings and writes them into cfg.
 func (w *workerFlags) apply(cfg *workerserver.Config) error {
-	if w.replicasErr != nil {
-		return w.replicasErr
-	}
 	if w.streamReplicas < 1 || w.streamReplicas > 5 {
 		return fmt.Errorf("--stream-replicas %d is not 1..5 (1 on one NATS server, 3 on a 3-node cluster)", w.streamReplicas)
 	}

@@ -17,14 +17,15 @@ import (
 // clientFlags say which API the CLI talks to and as whom: --api-url and
 // --token, or else the dev.json of --data-dir.
 type clientFlags struct {
-	dataDir, apiURL, token string
+	dataDir, apiURL string
+	token           *string
 }
 
 // register adds the connection flags.
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.dataDir, "data-dir", "./.roadbook", "a dev instance's data directory, whose dev.json names the API and a token")
-	fs.StringVar(&c.apiURL, "api-url", envflag.Env("ROADBOOK_API_URL", ""), "the Connect API's base URL (default: dev.json's) ($ROADBOOK_API_URL)")
-	fs.StringVar(&c.token, "token", envflag.Env("ROADBOOK_TOKEN", ""), "bearer token (default: dev.json's API token) ($ROADBOOK_TOKEN)")
+	fs.StringVar(&c.apiURL, "api-url", "", "the Connect API's base URL (default: dev.json's) ($ROADBOOK_API_URL)")
+	c.token = envflag.Secret(fs, "token", "bearer token (default: dev.json's API token) ($ROADBOOK_TOKEN)")
 }
 
 // apiClients are the Connect clients the CLI uses, as a frontend would.
@@ -36,7 +37,7 @@ type apiClients struct {
 
 // clients resolves the URL and token and builds the clients.
 func (c *clientFlags) clients() (*apiClients, error) {
-	url, tok := c.apiURL, c.token
+	url, tok := c.apiURL, *c.token
 	if url == "" || tok == "" {
 		info, err := devstate.ReadInfo(c.dataDir)
 		if err != nil {

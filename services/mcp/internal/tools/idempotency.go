@@ -21,18 +21,9 @@ func (c *call) idempotencyKey(explicit *string) (*string, error) {
 	if explicit != nil {
 		return explicit, nil
 	}
-	var args map[string]json.RawMessage
-	if err := json.Unmarshal(c.args, &args); err != nil {
-		return nil, err
-	}
-	delete(args, "idempotencyKey")
-	raw, err := json.Marshal(args)
+	canon, err := c.canonicalArgs("idempotencyKey")
 	if err != nil {
 		return nil, err
-	}
-	canon, err := canonical.JSON(raw)
-	if err != nil {
-		return nil, invalid("", "the arguments cannot be canonicalised: "+bound(err.Error(), 120))
 	}
 	window := c.env.Clock().Unix() / idempotencyWindowSeconds
 	k := canonical.Digest([]byte("roadbook-mcp/idempotency/v1"), []byte(c.caller.UserID), []byte(c.tool.Name), canon, []byte(strconv.FormatInt(window, 10)))
@@ -42,20 +33,44 @@ func (c *call) idempotencyKey(explicit *string) (*string, error) {
 // argDigest is the digest of the call's canonical arguments without the
 // named keys (the confirmation token itself, a caller's idempotency key).
 func (c *call) argDigest(without ...string) (string, error) {
-	var args map[string]json.RawMessage
-	if err := json.Unmarshal(c.args, &args); err != nil {
+	canon, err := c.canonicalArgs(without...)
+	if err != nil {
 		return "", err
 	}
+	return canonical.Digest(canon), nil
+}
+
+// canonicalArgs is the RFC 8785 form of the call's arguments without the
+// named keys. The arguments as sent are canonicalised whole first, so a
+// duplicate key (at any depth) or invalid UTF-8 is refused by jcs: decoding
+// them into a map to drop keys would repair both silently (the last of two
+// equal keys kept, an invalid byte in a key turned into U+FFFD), and two
+// different documents would share a digest.
+func (c *call) canonicalArgs(without ...string) ([]byte, error) {
+	canon, err := canonical.JSON(c.args)
+	if err != nil {
+		return nil, invalid("", "the arguments cannot be canonicalised: "+bound(err.Error(), 120))
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(canon, &args); err != nil {
+		return nil, invalid("", "the arguments are not a JSON object")
+	}
+	dropped := false
 	for _, k := range without {
-		delete(args, k)
+		if _, ok := args[k]; ok {
+			delete(args, k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return canon, nil
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	canon, err := canonical.JSON(raw)
-	if err != nil {
-		return "", invalid("", "the arguments cannot be canonicalised")
+	if canon, err = canonical.JSON(raw); err != nil {
+		return nil, invalid("", "the arguments cannot be canonicalised: "+bound(err.Error(), 120))
 	}
-	return canonical.Digest(canon), nil
+	return canon, nil
 }

@@ -1,6 +1,10 @@
 package tools
 
-import "sync"
+import (
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+)
 
 // Arguments that passed validation are remembered, per tool, so the same
 // small call (an agent polling get_trip with {"tripId": …} every two
@@ -17,10 +21,18 @@ const (
 	validCacheSize = 4096
 )
 
-// validCache is the set of argument byte strings a tool accepted.
+// validCache is the set of argument byte strings a tool accepted, the
+// least recently seen going first when full (golang-lru): the arguments
+// agents keep polling with stay remembered.
 type validCache struct {
-	mu   sync.Mutex
-	seen map[string]struct{}
+	once sync.Once
+	seen *lru.Cache[string, struct{}]
+}
+
+// lru is the set, made on first use (the zero validCache is ready).
+func (c *validCache) lru() *lru.Cache[string, struct{}] {
+	c.once.Do(func() { c.seen, _ = lru.New[string, struct{}](validCacheSize) })
+	return c.seen
 }
 
 // has reports whether raw was accepted before.
@@ -28,21 +40,14 @@ func (c *validCache) has(raw []byte) bool {
 	if c == nil || len(raw) > validCacheMaxArgBytes {
 		return false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.seen[string(raw)]
+	_, ok := c.lru().Get(string(raw))
 	return ok
 }
 
-// add remembers that raw was accepted; when the set is full it starts over.
+// add remembers that raw was accepted.
 func (c *validCache) add(raw []byte) {
 	if c == nil || len(raw) > validCacheMaxArgBytes {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.seen == nil || len(c.seen) >= validCacheSize {
-		c.seen = make(map[string]struct{})
-	}
-	c.seen[string(raw)] = struct{}{}
+	c.lru().Add(string(raw), struct{}{})
 }

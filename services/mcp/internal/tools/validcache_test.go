@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -25,13 +26,17 @@ func TestValidCache(t *testing.T) {
 		c.add(long)
 		require.False(t, c.has(long))
 	})
-	t.Run("a full set starts over instead of growing", func(t *testing.T) {
+	t.Run("a polled argument stays remembered while the set fills with others", func(t *testing.T) {
 		t.Parallel()
 		var c validCache
-		for i := range validCacheSize + 1 {
-			c.add([]byte(strings.Repeat("a", i%400) + string(rune('A'+i%26)) + strings.Repeat("b", i/400)))
+		hot := []byte(`{"tripId":"polled"}`)
+		c.add(hot)
+		for i := range validCacheSize + 10 {
+			c.add([]byte(fmt.Sprintf(`{"tripId":"%d"}`, i)))
+			require.True(t, c.has(hot), "the polled argument after %d others", i+1)
 		}
-		require.LessOrEqual(t, len(c.seen), validCacheSize)
+		require.False(t, c.has([]byte(`{"tripId":"0"}`)), "the least recently seen went")
+		require.Equal(t, validCacheSize, c.lru().Len(), "the set stays bounded")
 	})
 	t.Run("a tool built without a cache validates every time", func(t *testing.T) {
 		t.Parallel()
