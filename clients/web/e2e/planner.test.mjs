@@ -5,7 +5,8 @@
 // progress, see one day row per stage and one line per day on the map and
 // the profile joined at every day boundary, read a day's weather and
 // resupply points, cut day 2 on the profile, undo, add a rest day, export
-// GPX, share and open the share page; axe-core on the list and the trip page; screenshots at
+// GPX, share and open the share page, choose the beginner preset and see
+// more, shorter days, then edit one value and see the trip turn custom; axe-core on the list and the trip page; screenshots at
 // 390 and 1280 px in ROADBOOK_SCREENSHOTS (default: a temporary directory,
 // printed).
 import { test } from "node:test";
@@ -367,6 +368,94 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     await page.waitForFunction(() => document.querySelector("[data-testid=undo]").disabled, null, { timeout: 10_000 });
     const trip = (await api("roadbook.v1.TripService/GetTrip", { tripId })).trip;
     assert.equal(trip.settings.maxDistancePerDayKm, 100);
+  });
+
+  await t.test("choosing the beginner preset fills its values and re-cuts shorter days; editing one value makes the trip custom", async () => {
+    const waitVersion = (v) => page.waitForFunction((x) => Number(document.querySelector("[data-testid=trip-version]").textContent) === x, v, { timeout: 30_000 });
+    // settled polls the API until the days are cut for the settings check accepts.
+    const settled = async (check) => {
+      for (let i = 0; i < 300; i++) {
+        const trip = (await api("roadbook.v1.TripService/GetTrip", { tripId })).trip;
+        if (trip.progress?.stages?.state === "COMPUTATION_STATE_DONE" && check(trip)) return trip;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error("the days were not re-cut within 30 s");
+    };
+    const showsDays = async (trip) => {
+      await page.waitForFunction((n) => document.querySelectorAll("[data-testid=day-row]").length === n, trip.stages.length, { timeout: 30_000 });
+      await page.waitForFunction((kms) => kms.every((km, i) => {
+        const el = document.querySelector(`[data-testid=day-row][data-stage-index="${i}"] [data-testid=day-km]`);
+        return el && Math.abs(parseFloat(el.textContent.replace(",", ".")) - km) < 0.06;
+      }), trip.stages.map((st) => st.distanceM / 1000), { timeout: 30_000 });
+    };
+    const field = (name) => page.locator(`[data-testid=settings] input[data-field=${name}]`);
+    const dialog = page.locator("[data-testid=settings]");
+    const confirmed = async () => {
+      await dialog.locator("[data-testid=settings-apply]").click();
+      const confirm = page.locator("[data-testid=confirm]");
+      await confirm.waitFor();
+      assert.match(await confirm.locator("[data-testid=impact]").textContent(), /Every stage will be recomputed/);
+      await confirm.locator("[data-testid=confirm-ok]").click();
+    };
+
+    // The 100 km cap set above made the trip custom.
+    let trip = await settled((tr) => tr.settings.maxDistancePerDayKm === 100);
+    await showsDays(trip);
+    const before = trip.stages.length;
+    let v = await version(page);
+    await page.locator("[data-testid=open-settings]").click();
+    assert.equal(await dialog.locator("[data-testid=preset-custom]").isChecked(), true, "a trip with its own values is custom");
+    assert.equal(await dialog.locator("[data-testid=repace]").count(), 0, "days cut by the effort model have nothing to re-cut");
+    await dialog.locator("[data-testid=preset-beginner]").check();
+    await page.waitForFunction(() => document.querySelector("[data-testid=settings] input[data-field=maxDistancePerDayKm]")?.value === "90", null, { timeout: 10_000 });
+    assert.equal(await field("dailyRidingHours").inputValue(), "4.5", "the preset's daily hours, from the API");
+    assert.equal(await field("averageSpeedKmPerH").inputValue(), "14", "the preset's flat speed, from the API");
+    assert.deepEqual(await axeSerious(page), [], "the settings dialog is accessible");
+    await page.screenshot({ path: join(shots, "settings-1280.png") });
+    await confirmed();
+    await waitVersion(++v);
+    trip = await settled((tr) => tr.settings.preset === "RIDER_PRESET_BEGINNER");
+    assert.ok(trip.stages.length > before, `a beginner rides more, shorter days: ${before} → ${trip.stages.length}`);
+    for (const st of trip.stages) assert.ok(st.distanceM <= 90_000 + 1, `day ${st.index + 1} within the beginner's 90 km: ${st.distanceM} m`);
+    await showsDays(trip);
+    t.diagnostic(`beginner preset: ${before} → ${trip.stages.length} days, ${trip.stages.map((st) => (st.distanceM / 1000).toFixed(1)).join(", ")} km`);
+
+    await page.locator("[data-testid=open-settings]").click();
+    assert.equal(await dialog.locator("[data-testid=preset-beginner]").isChecked(), true, "the trip shows its preset");
+    await field("dailyRidingHours").fill("5");
+    assert.equal(await dialog.locator("[data-testid=preset-custom]").isChecked(), true, "editing one value makes it custom");
+    assert.equal(await field("maxDistancePerDayKm").inputValue(), "90", "the other values stay");
+    await confirmed();
+    await waitVersion(++v);
+    trip = await settled((tr) => tr.settings.dailyRidingHours === 5);
+    assert.equal(trip.settings.preset, "RIDER_PRESET_CUSTOM");
+    assert.equal(trip.settings.maxDistancePerDayKm, 90, "the beginner's cap kept");
+    await showsDays(trip);
+  });
+
+  await t.test("a trip paced by the old engine offers to re-cut its days, through UpdateTripSettings with repace", async () => {
+    // Every trip roadbook dev makes is paced by the effort model: this tab
+    // reads the trip as engine 1 (GetTrip's answer rewritten; no live
+    // stream, so GetTrip is what it reads) and the API, which knows better,
+    // refuses the re-pace it sends.
+    const tab = await context.newPage();
+    await tab.route("**/roadbook.v1.WatchService/WatchTrip", (r) => r.abort());
+    await tab.route("**/roadbook.v1.TripService/GetTrip", async (route) => {
+      const res = await route.fetch();
+      const msg = pb.fromBinary(pb.GetTripResponseSchema, new Uint8Array(await res.body()));
+      if (msg.trip?.settings) msg.trip.settings.pacingEngine = 1;
+      await route.fulfill({ response: res, body: Buffer.from(pb.toBinary(pb.GetTripResponseSchema, msg)) });
+    });
+    await tab.goto(`${info.appUrl}trips/${tripId}`);
+    await tab.locator("[data-testid=day-row]").first().waitFor({ timeout: 30_000 });
+    await tab.locator("[data-testid=open-settings]").click();
+    const repace = tab.locator("[data-testid=settings] [data-testid=repace]");
+    await repace.waitFor();
+    assert.match(await tab.locator("#repace-hint").textContent(), /old distance-only engine/);
+    await repace.click();
+    await tab.locator("p.error").waitFor({ timeout: 15_000 });
+    assert.match(await tab.locator("p.error").textContent(), /already cut by the current pacing engine/);
+    await tab.close();
   });
 
   await t.test("the list shows the trip; no serious or critical accessibility violations there either", async () => {
