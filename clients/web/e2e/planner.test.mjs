@@ -179,6 +179,13 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     assert.deepEqual(await axeSerious(tab), []);
     await tab.evaluate(() => scrollTo(0, 0));
     await tab.screenshot({ path: join(shots, "day-outlook-1280.png") });
+    // Day 2 has what roadbook dev's analysis says: no provider is on.
+    const day2 = tab.locator('[data-testid=day-row][data-stage-index="1"]');
+    await day2.locator(".day-head").click();
+    await day2.locator("[data-testid=day-missing]").waitFor({ timeout: 30_000 });
+    const missing = await day2.locator("[data-testid=day-missing]").textContent();
+    assert.match(missing, /No weather: this server has no weather provider switched on\./);
+    assert.match(missing, /No water or food points: this server has no map data provider switched on\./);
     await tab.setViewportSize({ width: 390, height: 844 });
     await tab.waitForTimeout(500);
     await row.scrollIntoViewIfNeeded();

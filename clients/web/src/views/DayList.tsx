@@ -15,7 +15,7 @@ import type { Ctx } from "./App";
 import { download, ErrorNote } from "./common";
 import { Extras } from "./extras";
 import { Resupply, resupplyLine } from "./resupply";
-import { Weather, weatherLine } from "./weather";
+import { Missing, Weather, weatherLine } from "./weather";
 import type { RoutePoint } from "./model";
 import type { TripActions } from "./TripPage";
 
@@ -147,6 +147,7 @@ function DayPanel(p: { ctx: Ctx; id: string; digest: TripDigest; s: StageDigest;
       </section>
       {detail?.weather ? <Weather w={detail.weather} /> : null}
       {detail?.resupply && !s.restDay ? <Resupply r={detail.resupply} /> : null}
+      {detail && !s.restDay ? <Missing st={detail} dated={Boolean(p.digest.settings?.startDate)} /> : null}
       {detail ? <Extras stage={detail} /> : null}
 
       <section class="edit">

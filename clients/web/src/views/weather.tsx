@@ -2,8 +2,9 @@
 // headwind 8 km/h") in the day row, and the wind, comfort index, humidity
 // and what the figures are (a forecast, or typical conditions for the
 // place and date, which are not a forecast) under the open day.
-import { WeatherSource, type DayWeather } from "../gen/roadbook/v1/stage_pb";
-import { num, t } from "../i18n";
+import { ProviderAvailability, RuleFamily } from "../gen/roadbook/v1/alert_pb";
+import { WeatherSource, type DayWeather, type StageDetail } from "../gen/roadbook/v1/stage_pb";
+import { num, t, type Key } from "../i18n";
 
 // weatherLine is the day's weather in one line: temperatures, rain, and
 // the wind along the day's heading (head or tail) when it matters.
@@ -34,6 +35,32 @@ export function Weather({ w }: { w: DayWeather }) {
         {w.humidityPct > 0 ? <> · {t("humidity", { v: num(w.humidityPct) })}</> : null}
       </p>
       <p class="muted small-text">{typical ? t("weatherTypical", { n: w.typicalYears }) : t("weatherForecast")}</p>
+    </section>
+  );
+}
+
+// missingKey says why an analysed day has no weather or no resupply points
+// (its rule family's availability; no dates for the weather), or nothing
+// when the analysis has not reported on that family yet.
+function missingKey(st: StageDetail, family: RuleFamily, dated: boolean): Key | null {
+  const f = st.families.find((x) => x.family === family);
+  if (!f) return null;
+  const weather = family === RuleFamily.WEATHER;
+  if (f.availability === ProviderAvailability.NOT_CONFIGURED) return weather ? "weatherOff" : "resupplyOff";
+  if (weather && !dated) return "weatherNoDates";
+  if (f.availability === ProviderAvailability.UNAVAILABLE) return weather ? "weatherUnavailable" : "resupplyUnavailable";
+  return null;
+}
+
+// Missing tells the rider why a day shows no weather or no resupply
+// points, in their language (the family's reason is the server's English).
+export function Missing({ st, dated }: { st: StageDetail; dated: boolean }) {
+  const keys = [st.weather ? null : missingKey(st, RuleFamily.WEATHER, dated), st.resupply ? null : missingKey(st, RuleFamily.RESUPPLY, dated)]
+    .filter((k): k is Key => k !== null);
+  if (keys.length === 0) return null;
+  return (
+    <section class="missing" data-testid="day-missing">
+      {keys.map((k) => <p class="muted small-text">{t(k)}</p>)}
     </section>
   );
 }
