@@ -2,9 +2,11 @@
 // playwright-core (no browser download), against a running `roadbook dev`
 // (scripts/web-e2e.sh starts it and sets ROADBOOK_DEV_JSON): open appUrl
 // (signed in without typing), drop the Oslo–Trondheim GPX, watch the
-// progress, see one day row per stage and one line per day on the map, cut
-// day 2 on the profile, undo, add a rest day, export GPX, share and open
-// the share page; axe-core on the list and the trip page; screenshots at
+// progress, see one day row per stage and one line per day on the map and
+// the profile joined at every day boundary, read a day's weather and
+// resupply points, cut day 2 on the profile, undo, add a rest day, export
+// GPX, share and open the share page, choose the beginner preset and see
+// more, shorter days, then edit one value and see the trip turn custom; axe-core on the list and the trip page; screenshots at
 // 390 and 1280 px in ROADBOOK_SCREENSHOTS (default: a temporary directory,
 // printed).
 import { test } from "node:test";
@@ -15,6 +17,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 import { api, fixture, info } from "./dev.mjs";
+import { pb } from "./proto.mjs";
 
 const require = createRequire(import.meta.url);
 const shots = process.env.ROADBOOK_SCREENSHOTS || join(tmpdir(), "roadbook-planner-screenshots");
@@ -109,6 +112,85 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     assert.equal(new Set(colours).size, Math.min(stages.length, 10), "one colour per day");
     assert.equal(await page.locator("[data-testid=map-note]").count(), 1, "no tiles: the page says the route is on a plain background");
     assert.ok((await page.locator("[data-testid=day-row] .day-route").first().textContent()).startsWith("Oslo"), "days are named");
+  });
+
+  await t.test("the profile joins the days: each day's line starts where the day before ends", async () => {
+    // A day's line drawn from another point than the previous day's last
+    // would show as a straight jump at the boundary.
+    const ends = await page.$$eval("[data-testid=profile] g.day", (gs) => gs.map((g) => {
+      const xy = [...g.querySelectorAll("path")[1].getAttribute("d").matchAll(/(-?[\d.]+),(-?[\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+      return { first: xy[0], last: xy[xy.length - 1], n: xy.length };
+    }));
+    assert.equal(ends.length, stages.length, "one profile line per riding day");
+    for (let i = 1; i < ends.length; i++) {
+      const [a, b] = [ends[i - 1].last, ends[i].first];
+      assert.ok(Math.abs(a[0] - b[0]) < 0.5 && Math.abs(a[1] - b[1]) < 1.5, `day ${i + 1} starts where day ${i} ends on the profile: ${a} → ${b}`);
+    }
+  });
+
+  await t.test("a day's weather and resupply points read as a rider reads them, and the points are on the map", async () => {
+    // roadbook dev runs with every data provider off, so its days carry no
+    // weather or resupply: this tab adds them to day 1's real GetStage
+    // answer, as the analysis stores them, and reads the page.
+    const tab = await context.newPage();
+    await tab.route("**/roadbook.v1.TripService/GetStage", async (route) => {
+      const res = await route.fetch();
+      const msg = pb.fromBinary(pb.GetStageResponseSchema, new Uint8Array(await res.body()));
+      const st = msg.stage;
+      if (st && st.index === 0) {
+        const at = (f) => ({ lat: st.start.lat + f * (st.end.lat - st.start.lat), lon: st.start.lon + f * (st.end.lon - st.start.lon) });
+        const point = (kind, name, km, open, minute) => pb.create(pb.ResupplyPointSchema, {
+          kind, name, location: at((km * 1000) / st.distanceM), atM: km * 1000, offRouteM: 120, openAtPassage: open, passageMinuteOfDay: minute,
+        });
+        st.weather = pb.create(pb.DayWeatherSchema, { source: pb.WeatherSource.FORECAST, location: at(0.5), temperatureMinC: 12, temperatureMaxC: 21,
+          precipitationMm: 2.4, precipitationProbabilityPct: 60, windMaxKmh: 25, windFromDeg: 10, headwindKmh: 8.3, humidityPct: 70, comfort: 72 });
+        st.resupply = pb.create(pb.StageResupplySchema, {
+          segmentM: 20000,
+          points: [
+            point(pb.ResupplyKind.WATER, "", 14.2, 0, 555),
+            point(pb.ResupplyKind.SHOP, "Kiwi Hurdal", 30.5, 1, 605),
+            point(pb.ResupplyKind.FOOD, "Kafe Sentrum", 35, 2, 620),
+            point(pb.ResupplyKind.WATER, "Spring", 52, 0, 690),
+          ],
+          omitted: [
+            pb.create(pb.ResupplyOmittedSchema, { fromM: 40000, toM: 60000, kind: pb.ResupplyKind.WATER, count: 1 }),
+            pb.create(pb.ResupplyOmittedSchema, { fromM: 20000, toM: 40000, kind: pb.ResupplyKind.SHOP, count: 1 }),
+          ],
+        });
+      }
+      await route.fulfill({ response: res, body: Buffer.from(pb.toBinary(pb.GetStageResponseSchema, msg)) });
+    });
+    await tab.setViewportSize({ width: 1280, height: 900 });
+    await tab.goto(`${info.appUrl}trips/${tripId}`);
+    const row = tab.locator('[data-testid=day-row][data-stage-index="0"]');
+    await row.locator("[data-testid=day-weather-line]").waitFor({ timeout: 30_000 });
+    assert.equal(await row.locator("[data-testid=day-weather-line]").textContent(), "12–21 °C · 2 mm rain (60 % chance) · headwind 8 km/h");
+    assert.equal(await row.locator("[data-testid=day-resupply-line]").textContent(), "Water: 3 · Shops: 2 · Cafés: 1 · first water at km 14.2");
+    assert.equal(await tab.locator('[data-testid=day-row][data-stage-index="1"] [data-testid=day-weather-line]').count(), 0, "a day without weather shows none");
+    await row.locator(".day-head").click();
+    const items = row.locator("[data-testid=day-resupply] li");
+    assert.equal(await items.count(), 4, "the points, in route order");
+    assert.match(await items.nth(0).textContent(), /^≈ km 14\.2 · water \(120 m off the route\)$/);
+    assert.match(await items.nth(1).textContent(), /km 30\.5 · Kiwi Hurdal \(food shop, 120 m off the route\) · open when you pass \(10:05\)/);
+    assert.match(await items.nth(2).textContent(), /Kafe Sentrum .* · closed when you pass \(10:20\)/);
+    assert.match(await row.locator("[data-testid=day-weather]").textContent(), /wind up to 25 km\/h · comfort 72\/100.*Forecast for the date/);
+    await tab.waitForFunction(() => document.querySelectorAll("[data-testid=map] .pin.resupply").length === 4, null, { timeout: 10_000 });
+    assert.equal(await tab.locator("[data-testid=map] .pin.resupply [aria-label='Kiwi Hurdal']").count(), 1, "each point is on the map with its name");
+    assert.deepEqual(await axeSerious(tab), []);
+    await tab.evaluate(() => scrollTo(0, 0));
+    await tab.screenshot({ path: join(shots, "day-outlook-1280.png") });
+    // Day 2 has what roadbook dev's analysis says: no provider is on.
+    const day2 = tab.locator('[data-testid=day-row][data-stage-index="1"]');
+    await day2.locator(".day-head").click();
+    await day2.locator("[data-testid=day-missing]").waitFor({ timeout: 30_000 });
+    const missing = await day2.locator("[data-testid=day-missing]").textContent();
+    assert.match(missing, /No weather: this server has no weather provider switched on\./);
+    assert.match(missing, /No water or food points: this server has no map data provider switched on\./);
+    await tab.setViewportSize({ width: 390, height: 844 });
+    await tab.waitForTimeout(500);
+    await row.scrollIntoViewIfNeeded();
+    await tab.screenshot({ path: join(shots, "day-outlook-390.png") });
+    await tab.close();
   });
 
   let v0 = 0;
@@ -293,6 +375,94 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     await page.waitForFunction(() => document.querySelector("[data-testid=undo]").disabled, null, { timeout: 10_000 });
     const trip = (await api("roadbook.v1.TripService/GetTrip", { tripId })).trip;
     assert.equal(trip.settings.maxDistancePerDayKm, 100);
+  });
+
+  await t.test("choosing the beginner preset fills its values and re-cuts shorter days; editing one value makes the trip custom", async () => {
+    const waitVersion = (v) => page.waitForFunction((x) => Number(document.querySelector("[data-testid=trip-version]").textContent) === x, v, { timeout: 30_000 });
+    // settled polls the API until the days are cut for the settings check accepts.
+    const settled = async (check) => {
+      for (let i = 0; i < 300; i++) {
+        const trip = (await api("roadbook.v1.TripService/GetTrip", { tripId })).trip;
+        if (trip.progress?.stages?.state === "COMPUTATION_STATE_DONE" && check(trip)) return trip;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error("the days were not re-cut within 30 s");
+    };
+    const showsDays = async (trip) => {
+      await page.waitForFunction((n) => document.querySelectorAll("[data-testid=day-row]").length === n, trip.stages.length, { timeout: 30_000 });
+      await page.waitForFunction((kms) => kms.every((km, i) => {
+        const el = document.querySelector(`[data-testid=day-row][data-stage-index="${i}"] [data-testid=day-km]`);
+        return el && Math.abs(parseFloat(el.textContent.replace(",", ".")) - km) < 0.06;
+      }), trip.stages.map((st) => st.distanceM / 1000), { timeout: 30_000 });
+    };
+    const field = (name) => page.locator(`[data-testid=settings] input[data-field=${name}]`);
+    const dialog = page.locator("[data-testid=settings]");
+    const confirmed = async () => {
+      await dialog.locator("[data-testid=settings-apply]").click();
+      const confirm = page.locator("[data-testid=confirm]");
+      await confirm.waitFor();
+      assert.match(await confirm.locator("[data-testid=impact]").textContent(), /Every stage will be recomputed/);
+      await confirm.locator("[data-testid=confirm-ok]").click();
+    };
+
+    // The 100 km cap set above made the trip custom.
+    let trip = await settled((tr) => tr.settings.maxDistancePerDayKm === 100);
+    await showsDays(trip);
+    const before = trip.stages.length;
+    let v = await version(page);
+    await page.locator("[data-testid=open-settings]").click();
+    assert.equal(await dialog.locator("[data-testid=preset-custom]").isChecked(), true, "a trip with its own values is custom");
+    assert.equal(await dialog.locator("[data-testid=repace]").count(), 0, "days cut by the effort model have nothing to re-cut");
+    await dialog.locator("[data-testid=preset-beginner]").check();
+    await page.waitForFunction(() => document.querySelector("[data-testid=settings] input[data-field=maxDistancePerDayKm]")?.value === "90", null, { timeout: 10_000 });
+    assert.equal(await field("dailyRidingHours").inputValue(), "4.5", "the preset's daily hours, from the API");
+    assert.equal(await field("averageSpeedKmPerH").inputValue(), "14", "the preset's flat speed, from the API");
+    assert.deepEqual(await axeSerious(page), [], "the settings dialog is accessible");
+    await page.screenshot({ path: join(shots, "settings-1280.png") });
+    await confirmed();
+    await waitVersion(++v);
+    trip = await settled((tr) => tr.settings.preset === "RIDER_PRESET_BEGINNER");
+    assert.ok(trip.stages.length > before, `a beginner rides more, shorter days: ${before} → ${trip.stages.length}`);
+    for (const st of trip.stages) assert.ok(st.distanceM <= 90_000 + 1, `day ${st.index + 1} within the beginner's 90 km: ${st.distanceM} m`);
+    await showsDays(trip);
+    t.diagnostic(`beginner preset: ${before} → ${trip.stages.length} days, ${trip.stages.map((st) => (st.distanceM / 1000).toFixed(1)).join(", ")} km`);
+
+    await page.locator("[data-testid=open-settings]").click();
+    assert.equal(await dialog.locator("[data-testid=preset-beginner]").isChecked(), true, "the trip shows its preset");
+    await field("dailyRidingHours").fill("5");
+    assert.equal(await dialog.locator("[data-testid=preset-custom]").isChecked(), true, "editing one value makes it custom");
+    assert.equal(await field("maxDistancePerDayKm").inputValue(), "90", "the other values stay");
+    await confirmed();
+    await waitVersion(++v);
+    trip = await settled((tr) => tr.settings.dailyRidingHours === 5);
+    assert.equal(trip.settings.preset, "RIDER_PRESET_CUSTOM");
+    assert.equal(trip.settings.maxDistancePerDayKm, 90, "the beginner's cap kept");
+    await showsDays(trip);
+  });
+
+  await t.test("a trip paced by the old engine offers to re-cut its days, through UpdateTripSettings with repace", async () => {
+    // Every trip roadbook dev makes is paced by the effort model: this tab
+    // reads the trip as engine 1 (GetTrip's answer rewritten; no live
+    // stream, so GetTrip is what it reads) and the API, which knows better,
+    // refuses the re-pace it sends.
+    const tab = await context.newPage();
+    await tab.route("**/roadbook.v1.WatchService/WatchTrip", (r) => r.abort());
+    await tab.route("**/roadbook.v1.TripService/GetTrip", async (route) => {
+      const res = await route.fetch();
+      const msg = pb.fromBinary(pb.GetTripResponseSchema, new Uint8Array(await res.body()));
+      if (msg.trip?.settings) msg.trip.settings.pacingEngine = 1;
+      await route.fulfill({ response: res, body: Buffer.from(pb.toBinary(pb.GetTripResponseSchema, msg)) });
+    });
+    await tab.goto(`${info.appUrl}trips/${tripId}`);
+    await tab.locator("[data-testid=day-row]").first().waitFor({ timeout: 30_000 });
+    await tab.locator("[data-testid=open-settings]").click();
+    const repace = tab.locator("[data-testid=settings] [data-testid=repace]");
+    await repace.waitFor();
+    assert.match(await tab.locator("#repace-hint").textContent(), /old distance-only engine/);
+    await repace.click();
+    await tab.locator("p.error").waitFor({ timeout: 15_000 });
+    assert.match(await tab.locator("p.error").textContent(), /already cut by the current pacing engine/);
+    await tab.close();
   });
 
   await t.test("the list shows the trip; no serious or critical accessibility violations there either", async () => {

@@ -14,6 +14,8 @@ import { alertText, num, t, type Key } from "../i18n";
 import type { Ctx } from "./App";
 import { download, ErrorNote } from "./common";
 import { Extras } from "./extras";
+import { Resupply, resupplyLine } from "./resupply";
+import { Missing, Weather, weatherLine } from "./weather";
 import type { RoutePoint } from "./model";
 import type { TripActions } from "./TripPage";
 
@@ -66,6 +68,8 @@ function DayRow(p: { ctx: Ctx; id: string; digest: TripDigest; s: StageDigest; d
               {rt ? <> · {t("riding", { h: hm.h, m: hm.m })}</> : null}
             </span>
           )}
+          {!s.restDay && detail?.weather ? <span class="day-outlook" data-testid="day-weather-line">{weatherLine(detail.weather)}</span> : null}
+          {!s.restDay && detail?.resupply ? <span class="day-outlook" data-testid="day-resupply-line">{resupplyLine(detail.resupply)}</span> : null}
           <span class="day-badges">
             {c && c.critical ? <span class="sev critical">● {t(c.critical === 1 ? "alertsCritical1" : "alertsCritical", { n: c.critical })}</span> : null}
             {c && c.warning ? <span class="sev warning">▲ {t(c.warning === 1 ? "alertsWarning1" : "alertsWarning", { n: c.warning })}</span> : null}
@@ -141,6 +145,9 @@ function DayPanel(p: { ctx: Ctx; id: string; digest: TripDigest; s: StageDigest;
           <p class="muted">{detail?.analyzed ? t("noAlerts") : t("notAnalysed")}</p>
         )}
       </section>
+      {detail?.weather ? <Weather w={detail.weather} /> : null}
+      {detail?.resupply && !s.restDay ? <Resupply r={detail.resupply} /> : null}
+      {detail && !s.restDay ? <Missing st={detail} dated={Boolean(p.digest.settings?.startDate)} /> : null}
       {detail ? <Extras stage={detail} /> : null}
 
       <section class="edit">

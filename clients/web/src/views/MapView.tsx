@@ -13,6 +13,7 @@ import { Severity } from "../gen/roadbook/v1/alert_pb";
 import { alertText, t } from "../i18n";
 import { nearest, type DayGeom, type RoutePoint } from "./model";
 import { extraPoints } from "./extras";
+import { kindName, resupplySymbol } from "./resupply";
 
 export interface MapProps {
   cfg: PlannerConfig;
@@ -135,6 +136,11 @@ export function MapView(p: MapProps) {
         L.circleMarker([a.location.lat, a.location.lon], { radius: 7, className: `alert-dot ${severityClass[a.severity] ?? "nudge"}`, weight: 2 })
           .bindTooltip(text)
           .addTo(g);
+      }
+      for (const r of st.resupply?.points ?? []) {
+        if (!r.location) continue;
+        const name = r.name || kindName(r.kind);
+        L.marker([r.location.lat, r.location.lon], { icon: icon(`resupply k${r.kind}`, resupplySymbol(r.kind), name), title: name, keyboard: false }).addTo(g);
       }
       for (const x of extraPoints(st)) {
         L.marker([x.lat, x.lon], { icon: icon("resupply", x.symbol, x.label), title: x.label, keyboard: false }).addTo(g);

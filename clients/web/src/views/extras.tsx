@@ -1,8 +1,9 @@
 // Fields of a day that this build of the planner does not know by name
-// (weather and resupply points, added to GetStage after it was written):
-// found through the message's schema and rendered generically, so a newer
-// API shows its data without a new client. Points with a location among
-// them go on the map.
+// (anything added to GetStage after it was written): found through the
+// message's schema and rendered generically, so a newer API shows its data
+// without a new client. Points with a location among them go on the map.
+// Weather and resupply points are known and have their own views
+// (weather.tsx, resupply.tsx).
 import { toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { StageDetailSchema, type StageDetail } from "../gen/roadbook/v1/stage_pb";
 import { humanize } from "../format";
@@ -11,6 +12,7 @@ import { t } from "../i18n";
 const known = new Set([
   "index", "date", "restDay", "start", "end", "startLabel", "endLabel", "distanceM", "ascentM", "descentM", "riderTime",
   "alerts", "families", "analyzed", "accommodationCandidates", "chosenAccommodation", "waypoints", "manuallyEdited",
+  "resupply", "weather",
 ]);
 
 export interface Extra {
@@ -82,17 +84,15 @@ function Value({ v }: { v: JsonValue }) {
   );
 }
 
-// Extras renders the unknown fields: weather and resupply under their own
-// headings, anything else under "More".
+// Extras renders the unknown fields under "More".
 export function Extras({ stage }: { stage: StageDetail }) {
   const list = extras(stage);
   if (list.length === 0) return null;
-  const heading = (name: string) => (/weather|forecast/i.test(name) ? t("weather") : /resupply|water|food/i.test(name) ? t("resupply") : t("more"));
   return (
     <>
       {list.map((e) => (
         <section class="extra" data-field={e.name}>
-          <h4>{heading(e.name)}</h4>
+          <h4>{t("more")} · {humanize(e.name)}</h4>
           <Value v={e.value} />
         </section>
       ))}
