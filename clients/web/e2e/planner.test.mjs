@@ -326,6 +326,11 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     await page.locator(".lang select").selectOption("fr");
     await page.waitForFunction(() => document.querySelector("[data-testid=day-row] .day-title")?.textContent.startsWith("Jour 1"));
     assert.equal(await page.locator("[data-testid=undo]").textContent(), "↶ Annuler");
+    await page.locator("[data-testid=open-settings]").click();
+    assert.equal(await page.locator("[data-testid=presets] legend").textContent(), "Cycliste");
+    assert.equal(await page.locator("[data-testid=presets] label", { has: page.locator("[data-testid=preset-beginner]") }).textContent(), "Débutant");
+    await page.keyboard.press("Escape");
+    await page.locator("[data-testid=settings]").waitFor({ state: "detached" });
     await page.locator(".lang select").selectOption("en");
   });
 
@@ -413,12 +418,32 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     await page.locator("[data-testid=open-settings]").click();
     assert.equal(await dialog.locator("[data-testid=preset-custom]").isChecked(), true, "a trip with its own values is custom");
     assert.equal(await dialog.locator("[data-testid=repace]").count(), 0, "days cut by the effort model have nothing to re-cut");
-    await dialog.locator("[data-testid=preset-beginner]").check();
+    // By keyboard: from custom, three presses of the left arrow run through
+    // expert and intermediate to beginner; the API's values for the first
+    // two are held back so they arrive after beginner's, and must not
+    // overwrite them.
+    let held = 0;
+    const hold = async (route) => {
+      if (held++ < 2) await new Promise((r) => setTimeout(r, 700));
+      await route.continue();
+    };
+    await page.route("**/roadbook.v1.TripService/UpdateTripSettings", hold);
+    await dialog.locator("[data-testid=preset-custom]").focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft");
+    assert.equal(await dialog.locator("[data-testid=preset-beginner]").isChecked(), true, "the arrow keys choose a preset");
     await page.waitForFunction(() => document.querySelector("[data-testid=settings] input[data-field=maxDistancePerDayKm]")?.value === "90", null, { timeout: 10_000 });
+    await page.waitForTimeout(1200); // the held answers are in
+    await page.unroute("**/roadbook.v1.TripService/UpdateTripSettings", hold);
+    assert.equal(held, 3, "one validate-only call per preset passed through");
+    assert.equal(await field("maxDistancePerDayKm").inputValue(), "90", "the beginner's cap, from the API");
     assert.equal(await field("dailyRidingHours").inputValue(), "4.5", "the preset's daily hours, from the API");
     assert.equal(await field("averageSpeedKmPerH").inputValue(), "14", "the preset's flat speed, from the API");
     assert.deepEqual(await axeSerious(page), [], "the settings dialog is accessible");
     await page.screenshot({ path: join(shots, "settings-1280.png") });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(shots, "settings-390.png") });
+    await page.setViewportSize({ width: 1280, height: 900 });
     await confirmed();
     await waitVersion(++v);
     trip = await settled((tr) => tr.settings.preset === "RIDER_PRESET_BEGINNER");

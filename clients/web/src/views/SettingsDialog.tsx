@@ -5,7 +5,7 @@
 // settings as they would be), and each value stays editable; editing one
 // makes the trip custom. A change that recomputes the days shows its impact
 // first, and so does re-cutting the days of a trip paced by the old engine.
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { ScalarType, type DescField } from "@bufbuild/protobuf";
 import { failure, idem, type ApiFailure } from "../api";
 import { humanize } from "../format";
@@ -21,6 +21,10 @@ type Values = Record<string, unknown>;
 // presetFields are the values a preset sets (docs/design/PACING.md
 // "Presets"); editing one of them makes the trip custom.
 const presetFields = new Set(["fatigueFactor", "elevationPenaltyMPerKm", "maxDistancePerDayKm", "averageSpeedKmPerH", "dailyRidingHours", "restDayEvery"]);
+
+// fieldsInOrder puts the values a preset sets right under the preset
+// choice, then the others in the schema's order.
+const fieldsInOrder = [...TripSettingsInputSchema.fields].sort((a, b) => Number(presetFields.has(b.localName)) - Number(presetFields.has(a.localName)));
 
 const presets: [RiderPreset, Key, string][] = [
   [RiderPreset.BEGINNER, "preset1", "beginner"],
@@ -48,8 +52,12 @@ export function SettingsDialog({ ctx, id, digest, actions, onClose }: { ctx: Ctx
   };
   const value = (k: string) => (k in values ? values[k] : current[k]);
 
+  // choice counts the choices: arrow keys run through the presets faster
+  // than the API answers, and only the last choice's values are filled.
+  const choice = useRef(0);
   // choose fills the preset's values, asked from the API.
   const choose = async (p: RiderPreset) => {
+    const mine = ++choice.current;
     setPreset(p);
     setError(null);
     const rest = Object.fromEntries(Object.entries(values).filter(([k]) => !presetFields.has(k)));
@@ -57,12 +65,13 @@ export function SettingsDialog({ ctx, id, digest, actions, onClose }: { ctx: Ctx
     if (p === currentPreset) return setValues(rest); // the trip's own values
     try {
       const res = await ctx.api.trips.updateTripSettings({ tripId: id, version: digest.version, settings: { preset: p }, validateOnly: true });
+      if (mine !== choice.current) return;
       const next = (res.settings ?? {}) as unknown as Values;
       const filled: Values = { ...rest };
       for (const k of presetFields) if (next[k] !== current[k]) filled[k] = next[k];
       setValues(filled);
     } catch (err) {
-      setError(failure(err));
+      if (mine === choice.current) setError(failure(err));
     }
   };
 
@@ -108,7 +117,7 @@ export function SettingsDialog({ ctx, id, digest, actions, onClose }: { ctx: Ctx
             ))}
           </div>
         </fieldset>
-        {TripSettingsInputSchema.fields.map((f) => {
+        {fieldsInOrder.map((f) => {
           const k = f.localName;
           if (f.name === "preset") return null; // the choice above
           const v = value(k);
