@@ -169,7 +169,11 @@ func RunMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	agents, err := auth.NewVerifier(auth.Config{Users: auth.NewJWKS(*jwks, auth.JWKSOptions{}), UserIssuer: *issuer, Audience: resource})
+	userKeys, err := auth.NewJWKS(*jwks, jwksOptions(ctx, log))
+	if err != nil {
+		return err
+	}
+	agents, err := auth.NewVerifier(auth.Config{Users: userKeys, UserIssuer: *issuer, Audience: resource})
 	if err != nil {
 		return err
 	}

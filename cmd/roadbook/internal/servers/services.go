@@ -95,7 +95,11 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 		}
 		svc = &k
 	}
-	verifier, err := apiVerifier(auth.NewJWKS(*jwks, auth.JWKSOptions{}), *issuer, svc, *aud)
+	userKeys, err := auth.NewJWKS(*jwks, jwksOptions(ctx, log))
+	if err != nil {
+		return err
+	}
+	verifier, err := apiVerifier(userKeys, *issuer, svc, *aud)
 	if err != nil {
 		return err
 	}
