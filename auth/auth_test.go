@@ -40,6 +40,7 @@ func verifier(t *testing.T, user, svc *auth.HS256Issuer) *auth.Verifier {
 		UserIssuer:    "roadbook-dev",
 		Services:      auth.NewStaticKeys(svc.Key()),
 		TrustedActors: []string{"roadbook-mcp"},
+		ServiceIssuer: "roadbook-mcp",
 		Now:           func() time.Time { return t0 },
 	})
 	require.NoError(t, err)
@@ -48,6 +49,14 @@ func verifier(t *testing.T, user, svc *auth.HS256Issuer) *auth.Verifier {
 
 func claims(sub string, scopes ...auth.Scope) auth.Claims {
 	return auth.Claims{Subject: sub, Audience: []string{auth.DefaultAudience}, IssuedAt: t0, ExpiresAt: t0.Add(time.Hour), Scopes: scopes}
+}
+
+// serviceClaims are a service credential's claims as the MCP service mints
+// them: acting for sub, two minutes long.
+func serviceClaims(sub string, scopes ...auth.Scope) auth.Claims {
+	c := claims(sub, scopes...)
+	c.Actor, c.ExpiresAt = "roadbook-mcp", t0.Add(2*time.Minute)
+	return c
 }
 
 func TestVerify(t *testing.T) {
@@ -115,14 +124,47 @@ func TestVerify(t *testing.T) {
 	})
 	t.Run("the MCP service credential acts for the user it names", func(t *testing.T) {
 		t.Parallel()
-		c := claims("ann", auth.ScopeRead)
-		c.Actor = "roadbook-mcp"
-		tok, err := svc.Mint(c)
+		tok, err := svc.Mint(serviceClaims("ann", auth.ScopeRead))
 		require.NoError(t, err)
 		p, err := v.Verify(ctx, tok)
 		require.NoError(t, err)
 		require.Equal(t, "ann", p.UserID)
 		require.Equal(t, "roadbook-mcp", p.Actor)
+	})
+	t.Run("a service credential from another issuer is refused", func(t *testing.T) {
+		t.Parallel()
+		c := serviceClaims("ann", auth.ScopeRead)
+		c.Issuer = "roadbook-dev"
+		tok, err := svc.Mint(c)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+	})
+	t.Run("a service credential longer-lived than the maximum is refused", func(t *testing.T) {
+		t.Parallel()
+		c := serviceClaims("ann", auth.ScopeRead)
+		c.ExpiresAt = t0.Add(auth.DefaultServiceMaxLifetime + time.Second)
+		tok, err := svc.Mint(c)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+		require.ErrorContains(t, err, "may live 5m0s at most")
+	})
+	t.Run("a service credential without an issue time is refused", func(t *testing.T) {
+		t.Parallel()
+		tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"iss": "roadbook-mcp", "sub": "ann", "aud": auth.DefaultAudience,
+			"exp": t0.Add(time.Minute).Unix(), "scope": "trips:read", "act": map[string]any{"sub": "roadbook-mcp"}})
+		tok.Header["kid"] = "mcp-1"
+		s, err := tok.SignedString(mcpSecret)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, s)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+	})
+	t.Run("a service key set without its issuer is a configuration error", func(t *testing.T) {
+		t.Parallel()
+		_, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(user.Key()), Services: auth.NewStaticKeys(svc.Key()),
+			TrustedActors: []string{"roadbook-mcp"}})
+		require.ErrorContains(t, err, "ServiceIssuer")
 	})
 	t.Run("a user key cannot mint a service credential", func(t *testing.T) {
 		t.Parallel()
@@ -142,7 +184,7 @@ func TestVerify(t *testing.T) {
 	})
 	t.Run("an untrusted actor is refused", func(t *testing.T) {
 		t.Parallel()
-		c := claims("ann", auth.ScopeRead)
+		c := serviceClaims("ann", auth.ScopeRead)
 		c.Actor = "someone-else"
 		tok, err := svc.Mint(c)
 		require.NoError(t, err)

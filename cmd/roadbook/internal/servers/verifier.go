@@ -32,6 +32,9 @@ func apiVerifier(users auth.KeySet, issuer string, service *auth.Key, aud string
 	if service != nil {
 		cfg.Services = auth.NewStaticKeys(*service)
 		cfg.TrustedActors = []string{mcpActor}
+		// The MCP service mints its credentials with iss = its actor name
+		// (RunMCP), for two minutes (auth.DefaultServiceMaxLifetime bounds them).
+		cfg.ServiceIssuer = mcpActor
 	}
 	return auth.NewVerifier(cfg)
 }
