@@ -53,10 +53,6 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	val, err := newValidator(cfg.Logger)
-	if err != nil {
-		return nil, err
-	}
 	met, err := newMetrics(cfg.Registry)
 	if err != nil {
 		return nil, err
@@ -70,7 +66,9 @@ func New(cfg Config) (*Server, error) {
 	c := &shared{cfg: cfg, planner: plan, trips: trips, limits: lim, log: cfg.Logger, done: make(chan struct{})}
 	s := &Server{shared: c}
 
-	interceptors := connect.WithInterceptors(newTelemetry(cfg.TracerProvider, cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy), val)
+	chain := append([]connect.Interceptor{newTelemetry(cfg.TracerProvider, cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy)},
+		validation(cfg.Logger)...)
+	interceptors := connect.WithInterceptors(chain...)
 	small := connect.WithReadMaxBytes(maxMessageBytes)
 	mux := http.NewServeMux()
 	mux.Handle(roadbookv1connect.NewTripServiceHandler(&tripService{c}, interceptors, connect.WithReadMaxBytes(maxUploadMessageBytes)))
