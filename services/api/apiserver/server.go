@@ -66,7 +66,11 @@ func New(cfg Config) (*Server, error) {
 	c := &shared{cfg: cfg, planner: plan, trips: trips, limits: lim, log: cfg.Logger, done: make(chan struct{})}
 	s := &Server{shared: c}
 
-	chain := append([]connect.Interceptor{newTelemetry(cfg.TracerProvider, cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy)},
+	traced, err := tracing(cfg.TracerProvider)
+	if err != nil {
+		return nil, err
+	}
+	chain := append([]connect.Interceptor{traced, newTelemetry(cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy)},
 		validation(cfg.Logger)...)
 	interceptors := connect.WithInterceptors(chain...)
 	small := connect.WithReadMaxBytes(maxMessageBytes)
