@@ -105,7 +105,6 @@ func TestEnvironment(t *testing.T) {
 		}
 	})
 
-
 	t.Run("roadbook api without --jwt-issuer names the flag and the variable", func(t *testing.T) {
 		t.Setenv("ROADBOOK_DATABASE_URL", "postgres://127.0.0.1:1/none")
 		t.Setenv("ROADBOOK_JWKS_URL", "http://127.0.0.1:1/jwks")
