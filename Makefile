@@ -133,7 +133,8 @@ bench-pipeline:
 BENCH_GOGC ?= 400
 
 ## bench-api: GetTrip on a 30-stage trip, 64 Connect-JSON clients for 20 s beside a baseline Connect handler
-## on the same server answering the same prebuilt message (services/api/cmd/bench-api).
+## on the same server answering the same prebuilt message; then a stage edit (UpdateStage) by 16 writers, each on
+## a trip of its own, beside the same writers appending one event straight into the store (services/api/cmd/bench-api).
 .PHONY: bench-api
 bench-api:
 	scripts/ensure-postgres.sh

@@ -2,18 +2,9 @@ package auth_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
-	"encoding/base64"
-	"encoding/json"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,6 +40,7 @@ func verifier(t *testing.T, user, svc *auth.HS256Issuer) *auth.Verifier {
 		UserIssuer:    "roadbook-dev",
 		Services:      auth.NewStaticKeys(svc.Key()),
 		TrustedActors: []string{"roadbook-mcp"},
+		ServiceIssuer: "roadbook-mcp",
 		Now:           func() time.Time { return t0 },
 	})
 	require.NoError(t, err)
@@ -57,6 +49,14 @@ func verifier(t *testing.T, user, svc *auth.HS256Issuer) *auth.Verifier {
 
 func claims(sub string, scopes ...auth.Scope) auth.Claims {
 	return auth.Claims{Subject: sub, Audience: []string{auth.DefaultAudience}, IssuedAt: t0, ExpiresAt: t0.Add(time.Hour), Scopes: scopes}
+}
+
+// serviceClaims are a service credential's claims as the MCP service mints
+// them: acting for sub, two minutes long.
+func serviceClaims(sub string, scopes ...auth.Scope) auth.Claims {
+	c := claims(sub, scopes...)
+	c.Actor, c.ExpiresAt = "roadbook-mcp", t0.Add(2*time.Minute)
+	return c
 }
 
 func TestVerify(t *testing.T) {
@@ -124,14 +124,47 @@ func TestVerify(t *testing.T) {
 	})
 	t.Run("the MCP service credential acts for the user it names", func(t *testing.T) {
 		t.Parallel()
-		c := claims("ann", auth.ScopeRead)
-		c.Actor = "roadbook-mcp"
-		tok, err := svc.Mint(c)
+		tok, err := svc.Mint(serviceClaims("ann", auth.ScopeRead))
 		require.NoError(t, err)
 		p, err := v.Verify(ctx, tok)
 		require.NoError(t, err)
 		require.Equal(t, "ann", p.UserID)
 		require.Equal(t, "roadbook-mcp", p.Actor)
+	})
+	t.Run("a service credential from another issuer is refused", func(t *testing.T) {
+		t.Parallel()
+		c := serviceClaims("ann", auth.ScopeRead)
+		c.Issuer = "roadbook-dev"
+		tok, err := svc.Mint(c)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+	})
+	t.Run("a service credential longer-lived than the maximum is refused", func(t *testing.T) {
+		t.Parallel()
+		c := serviceClaims("ann", auth.ScopeRead)
+		c.ExpiresAt = t0.Add(auth.DefaultServiceMaxLifetime + time.Second)
+		tok, err := svc.Mint(c)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, tok)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+		require.ErrorContains(t, err, "may live 5m0s at most")
+	})
+	t.Run("a service credential without an issue time is refused", func(t *testing.T) {
+		t.Parallel()
+		tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"iss": "roadbook-mcp", "sub": "ann", "aud": auth.DefaultAudience,
+			"exp": t0.Add(time.Minute).Unix(), "scope": "trips:read", "act": map[string]any{"sub": "roadbook-mcp"}})
+		tok.Header["kid"] = "mcp-1"
+		s, err := tok.SignedString(mcpSecret)
+		require.NoError(t, err)
+		_, err = v.Verify(ctx, s)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+	})
+	t.Run("a service key set without its issuer is a configuration error", func(t *testing.T) {
+		t.Parallel()
+		_, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(user.Key()), Services: auth.NewStaticKeys(svc.Key()),
+			TrustedActors: []string{"roadbook-mcp"}})
+		require.ErrorContains(t, err, "ServiceIssuer")
 	})
 	t.Run("a user key cannot mint a service credential", func(t *testing.T) {
 		t.Parallel()
@@ -151,7 +184,7 @@ func TestVerify(t *testing.T) {
 	})
 	t.Run("an untrusted actor is refused", func(t *testing.T) {
 		t.Parallel()
-		c := claims("ann", auth.ScopeRead)
+		c := serviceClaims("ann", auth.ScopeRead)
 		c.Actor = "someone-else"
 		tok, err := svc.Mint(c)
 		require.NoError(t, err)
@@ -225,101 +258,6 @@ func TestMiddleware(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code)
 		require.Equal(t, "ann", rec.Body.String())
 	})
-}
-
-// jwksServer serves a JWKS document whose keys the test can rotate.
-type jwksServer struct {
-	mu      sync.Mutex
-	keys    []map[string]string
-	fetches atomic.Int32
-}
-
-func (s *jwksServer) set(keys ...map[string]string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.keys = keys
-}
-
-func (s *jwksServer) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	s.fetches.Add(1)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_ = json.NewEncoder(w).Encode(map[string]any{"keys": s.keys})
-}
-
-func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
-
-func rsaJWK(kid string, k *rsa.PrivateKey) map[string]string {
-	return map[string]string{"kty": "RSA", "kid": kid, "use": "sig", "alg": "RS256",
-		"n": b64(k.N.Bytes()), "e": b64(big.NewInt(int64(k.E)).Bytes())}
-}
-
-func ecJWK(kid string, k *ecdsa.PrivateKey) map[string]string {
-	pad := func(b []byte) []byte { return append(make([]byte, 32-len(b)), b...) }
-	return map[string]string{"kty": "EC", "kid": kid, "crv": "P-256", "use": "sig",
-		"x": b64(pad(k.X.Bytes())), "y": b64(pad(k.Y.Bytes()))}
-}
-
-func sign(t *testing.T, m jwt.SigningMethod, kid string, key any) string {
-	t.Helper()
-	tok := jwt.NewWithClaims(m, jwt.MapClaims{"iss": "https://idp.example", "sub": "ann", "aud": "roadbook-api",
-		"exp": t0.Add(time.Hour).Unix(), "iat": t0.Unix(), "scope": "trips:read"})
-	tok.Header["kid"] = kid
-	s, err := tok.SignedString(key)
-	require.NoError(t, err)
-	return s
-}
-
-func TestJWKS(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
-	require.NoError(t, err)
-	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	rotated, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-
-	srv := &jwksServer{}
-	srv.set(rsaJWK("r1", rsaKey), ecJWK("e1", ecKey))
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	now := t0
-	var clock sync.Mutex
-	tick := func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
-	jwks := auth.NewJWKS(hs.URL, auth.JWKSOptions{Now: tick, MinRefresh: time.Second})
-	v, err := auth.NewVerifier(auth.Config{Users: jwks, UserIssuer: "https://idp.example", Now: tick})
-	require.NoError(t, err)
-
-	p, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, "r1", rsaKey))
-	require.NoError(t, err, "RS256")
-	require.Equal(t, "ann", p.UserID)
-	_, err = v.Verify(ctx, sign(t, jwt.SigningMethodES256, "e1", ecKey))
-	require.NoError(t, err, "ES256")
-	require.EqualValues(t, 1, srv.fetches.Load(), "keys are cached")
-
-	// The issuer rotates: a token with a new kid makes the verifier refetch.
-	srv.set(ecJWK("e2", rotated))
-	clock.Lock()
-	now = now.Add(2 * time.Second)
-	clock.Unlock()
-	_, err = v.Verify(ctx, sign(t, jwt.SigningMethodES256, "e2", rotated))
-	require.NoError(t, err, "rotated key")
-	require.EqualValues(t, 2, srv.fetches.Load())
-
-	// Unknown kids inside MinRefresh do not refetch.
-	_, err = v.Verify(ctx, sign(t, jwt.SigningMethodES256, "e3", rotated))
-	require.ErrorIs(t, err, auth.ErrInvalidToken)
-	require.EqualValues(t, 2, srv.fetches.Load())
-
-	// An HS256 token naming an RSA kid is refused (no algorithm confusion).
-	srv.set(rsaJWK("r1", rsaKey))
-	confused := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "ann", "aud": "roadbook-api", "exp": t0.Add(time.Hour).Unix()})
-	confused.Header["kid"] = "r1"
-	s, err := confused.SignedString(rsaKey.N.Bytes())
-	require.NoError(t, err)
-	_, err = v.Verify(ctx, s)
-	require.ErrorIs(t, err, auth.ErrInvalidToken)
 }
 
 func TestDefaultPolicy(t *testing.T) {

@@ -2,167 +2,171 @@ package auth
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rsa"
-	"encoding/base64"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/MicahParks/jwkset"
+	"github.com/MicahParks/keyfunc/v3"
+	"golang.org/x/time/rate"
 )
 
-// JWKS is a key set fetched from an OIDC issuer's JWKS URL. Keys are cached;
-// an unknown kid triggers a refresh (the issuer rotated its keys), at most
-// once per MinRefresh so a flood of forged kids cannot hammer the issuer.
+// JWKS is the key set of an OIDC issuer, fetched from its JWKS URL by
+// MicahParks/keyfunc: once when made, then in the background every
+// Refresh, and again when a token names a kid the set does not hold (the
+// issuer rotated its keys), at most once per MinRefresh. Token checks read
+// the keys in memory and never wait on the issuer: while it is down, the
+// keys it last published keep verifying, and an unknown kid beyond the
+// refresh rate is refused at once rather than queued behind a fetch.
 type JWKS struct {
-	url        string
-	client     *http.Client
-	ttl        time.Duration
-	minRefresh time.Duration
-	now        func() time.Time
-
-	mu        sync.Mutex
-	keys      map[string]Key
-	fetchedAt time.Time
+	keys keyfunc.Keyfunc
+	// unknown admits the refetches unknown kids cause, without waiting: a
+	// kid beyond the rate is refused at once.
+	unknown *rate.Limiter
 }
 
 // JWKSOptions tune a JWKS key set; zero values take the defaults.
 type JWKSOptions struct {
+	// Ctx bounds the background refresh: it stops when Ctx ends (default:
+	// never, for a process-long key set).
+	Ctx context.Context
 	// Client fetches the document (default: 10 s timeout).
 	Client *http.Client
-	// TTL is how long a fetched set is trusted (default 10 min).
-	TTL time.Duration
-	// MinRefresh bounds refreshes on unknown kids (default 10 s).
+	// Refresh is the background refresh period (default 10 min): how long
+	// a key the issuer withdrew keeps verifying.
+	Refresh time.Duration
+	// MinRefresh bounds the refetches unknown kids cause (default 10 s), so
+	// a flood of forged kids cannot hammer the issuer.
 	MinRefresh time.Duration
-	// Now is the clock (default time.Now).
-	Now func() time.Time
+	// OnRefreshError hears a failed fetch (default: slog's default logger).
+	OnRefreshError func(ctx context.Context, err error)
 }
 
 // maxJWKSBytes bounds the document read from the issuer.
 const maxJWKSBytes = 1 << 20
 
-// NewJWKS returns a key set fetched lazily from url.
-func NewJWKS(url string, opts JWKSOptions) *JWKS {
-	j := &JWKS{url: url, client: opts.Client, ttl: opts.TTL, minRefresh: opts.MinRefresh, now: opts.Now}
-	if j.client == nil {
-		j.client = &http.Client{Timeout: 10 * time.Second}
+// NewJWKS fetches the key set at url and keeps it fresh. A first fetch that
+// fails is not an error (the refreshes and unknown kids try again); a URL
+// that is not one is.
+func NewJWKS(url string, opts JWKSOptions) (*JWKS, error) {
+	ctx := opts.Ctx
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	if j.ttl <= 0 {
-		j.ttl = 10 * time.Minute
+	client := opts.Client
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
 	}
-	if j.minRefresh <= 0 {
-		j.minRefresh = 10 * time.Second
+	limited := *client
+	limited.Transport = limitBody{next: client.Transport}
+	refresh := opts.Refresh
+	if refresh <= 0 {
+		refresh = 10 * time.Minute
 	}
-	if j.now == nil {
-		j.now = time.Now
+	minRefresh := opts.MinRefresh
+	if minRefresh <= 0 {
+		minRefresh = 10 * time.Second
 	}
-	return j
+	override := keyfunc.Override{
+		Client:          &limited,
+		HTTPTimeout:     10 * time.Second,
+		RefreshInterval: refresh,
+		// keyfunc's own unknown-kid limiter makes callers wait for a slot
+		// (and its wait bound also bounds the fetch); JWKS.unknown admits
+		// or refuses before, so keyfunc's never holds anyone back.
+		RefreshUnknownKID: rate.NewLimiter(rate.Inf, 1),
+		RateLimitWaitMax:  10 * time.Second,
+	}
+	if opts.OnRefreshError != nil {
+		override.RefreshErrorHandlerFunc = func(string) func(context.Context, error) { return opts.OnRefreshError }
+	}
+	kf, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{url}, override)
+	if err != nil {
+		return nil, fmt.Errorf("auth: jwks %q: %w", url, err)
+	}
+	return &JWKS{keys: kf, unknown: rate.NewLimiter(rate.Every(minRefresh), 1)}, nil
 }
 
-// Key implements KeySet.
+// Key implements KeySet: the RS256 or ES256 (P-256) key named kid. A key
+// meant for encryption, of another type or curve, or whose alg is not the
+// one its type gives is refused, as is every symmetric key: an issuer's
+// JWKS never makes an HS256 token valid.
 func (j *JWKS) Key(ctx context.Context, kid string) (Key, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	now := j.now()
-	stale := j.keys == nil || now.Sub(j.fetchedAt) > j.ttl
-	if k, ok := j.keys[kid]; ok && !stale {
-		return k, nil
-	}
-	if stale || now.Sub(j.fetchedAt) >= j.minRefresh {
-		keys, err := j.fetch(ctx)
-		if err != nil {
-			if k, ok := j.keys[kid]; ok {
-				return k, nil // the issuer is down: keep trusting what it said
-			}
-			return Key{}, err
-		}
-		j.keys, j.fetchedAt = keys, now
-	}
-	k, ok := j.keys[kid]
-	if !ok {
-		return Key{}, fmt.Errorf("unknown key id %q", kid)
-	}
-	return k, nil
-}
-
-// jwk is one key of a JWKS document (RFC 7517/7518).
-type jwk struct {
-	Kty string `json:"kty"`
-	Kid string `json:"kid"`
-	Alg string `json:"alg"`
-	Use string `json:"use"`
-	N   string `json:"n"`
-	E   string `json:"e"`
-	Crv string `json:"crv"`
-	X   string `json:"x"`
-	Y   string `json:"y"`
-}
-
-func (j *JWKS) fetch(ctx context.Context) (map[string]Key, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, j.url, nil)
+	jwk, err := j.read(ctx, kid)
 	if err != nil {
-		return nil, fmt.Errorf("auth: jwks request: %w", err)
-	}
-	resp, err := j.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("auth: jwks fetch: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("auth: jwks fetch: HTTP %d", resp.StatusCode)
-	}
-	var doc struct {
-		Keys []jwk `json:"keys"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxJWKSBytes)).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("auth: jwks decode: %w", err)
-	}
-	keys := map[string]Key{}
-	for _, k := range doc.Keys {
-		if k.Use != "" && k.Use != "sig" {
-			continue
+		if errors.Is(err, jwkset.ErrKeyNotFound) {
+			return Key{}, fmt.Errorf("unknown key id %q", kid)
 		}
-		key, err := k.key()
-		if err != nil {
-			continue // one key we cannot use must not hide the others
-		}
-		keys[key.ID] = key
+		return Key{}, fmt.Errorf("key id %q: %w", kid, err)
 	}
-	return keys, nil
+	m := jwk.Marshal()
+	if m.USE != "" && m.USE != jwkset.UseSig {
+		return Key{}, fmt.Errorf("key %q is for %q, not signatures", kid, m.USE)
+	}
+	pub := jwk.Key()
+	if p, ok := pub.(interface{ Public() crypto.PublicKey }); ok {
+		pub = p.Public()
+	}
+	var alg string
+	switch k := pub.(type) {
+	case *rsa.PublicKey:
+		alg = "RS256"
+	case *ecdsa.PublicKey:
+		if k.Curve != elliptic.P256() {
+			return Key{}, fmt.Errorf("key %q: unsupported curve %s", kid, k.Curve.Params().Name)
+		}
+		alg = "ES256"
+	default:
+		return Key{}, fmt.Errorf("key %q: unsupported key type %q", kid, m.KTY)
+	}
+	if m.ALG != "" && string(m.ALG) != alg {
+		return Key{}, fmt.Errorf("key %q is for %s, not %s", kid, m.ALG, alg)
+	}
+	return Key{ID: kid, Algorithm: alg, Public: pub}, nil
 }
 
-func (k jwk) key() (Key, error) {
-	b64 := func(s string) ([]byte, error) { return base64.RawURLEncoding.DecodeString(s) }
-	switch k.Kty {
-	case "RSA":
-		n, err := b64(k.N)
-		if err != nil {
-			return Key{}, err
-		}
-		e, err := b64(k.E)
-		if err != nil || len(e) == 0 || len(e) > 4 {
-			return Key{}, fmt.Errorf("bad exponent")
-		}
-		pub := &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())}
-		return Key{ID: k.Kid, Algorithm: "RS256", Public: pub}, nil
-	case "EC":
-		if k.Crv != "P-256" {
-			return Key{}, fmt.Errorf("unsupported curve %q", k.Crv)
-		}
-		x, err := b64(k.X)
-		if err != nil {
-			return Key{}, err
-		}
-		y, err := b64(k.Y)
-		if err != nil {
-			return Key{}, err
-		}
-		pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
-		return Key{ID: k.Kid, Algorithm: "ES256", Public: pub}, nil
+// read finds kid among the keys in memory; a kid not there is looked up
+// by a refetch when the refresh rate admits one, else refused at once.
+func (j *JWKS) read(ctx context.Context, kid string) (jwkset.JWK, error) {
+	store := j.keys.Storage()
+	held, err := store.KeyReadAll(ctx) // memory only: no fetch
+	if err != nil {
+		return jwkset.JWK{}, err
 	}
-	return Key{}, fmt.Errorf("unsupported key type %q", k.Kty)
+	for _, k := range held {
+		if k.Marshal().KID == kid {
+			return k, nil
+		}
+	}
+	if !j.unknown.Allow() {
+		return jwkset.JWK{}, fmt.Errorf("%w %q (no refetch before the refresh rate allows)", jwkset.ErrKeyNotFound, kid)
+	}
+	return store.KeyRead(ctx, kid)
+}
+
+// limitBody cuts the issuer's response at maxJWKSBytes: a larger document
+// fails to decode instead of filling memory.
+type limitBody struct{ next http.RoundTripper }
+
+// RoundTrip fetches through next (http.DefaultTransport when nil).
+func (l limitBody) RoundTrip(r *http.Request) (*http.Response, error) {
+	next := l.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	resp, err := next.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.LimitReader(resp.Body, maxJWKSBytes), resp.Body}
+	return resp, nil
 }

@@ -25,6 +25,14 @@ type Config struct {
 	// TrustedActors are the `act.sub` values accepted from Services (e.g.
 	// "roadbook-mcp").
 	TrustedActors []string
+	// ServiceIssuer is the `iss` every service credential must carry;
+	// required with Services, so a token signed with the service key for
+	// another purpose (or by another issuer sharing it) is refused.
+	ServiceIssuer string
+	// ServiceMaxLifetime is the longest a service credential may live, from
+	// its required `iat` to its `exp` (default DefaultServiceMaxLifetime):
+	// a credential minted to live longer is refused, whoever signed it.
+	ServiceMaxLifetime time.Duration
 	// Audience is the `aud` every token must name (default DefaultAudience).
 	Audience string
 	// Leeway tolerates clock skew on exp/iat (default 30 s).
@@ -45,6 +53,12 @@ type Verifier struct {
 func NewVerifier(cfg Config) (*Verifier, error) {
 	if cfg.Users == nil {
 		return nil, errors.New("auth: a user key set is required")
+	}
+	if cfg.Services != nil && cfg.ServiceIssuer == "" {
+		return nil, errors.New("auth: a service key set needs the ServiceIssuer its credentials carry")
+	}
+	if cfg.ServiceMaxLifetime <= 0 {
+		cfg.ServiceMaxLifetime = DefaultServiceMaxLifetime
 	}
 	if cfg.Audience == "" {
 		cfg.Audience = DefaultAudience
@@ -95,7 +109,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (Principal, time.Ti
 		if v.cfg.Services == nil {
 			return Principal{}, time.Time{}, fmt.Errorf("%w: no service may act for users here", ErrUntrustedActor)
 		}
-		keys, issuer = v.cfg.Services, ""
+		keys, issuer = v.cfg.Services, v.cfg.ServiceIssuer
 	}
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(algorithms),
@@ -119,6 +133,11 @@ func (v *Verifier) verify(ctx context.Context, token string) (Principal, time.Ti
 	})
 	if err != nil {
 		return Principal{}, time.Time{}, fmt.Errorf("%w: %s", ErrInvalidToken, reason(err))
+	}
+	if isService {
+		if err := v.shortLived(claims); err != nil {
+			return Principal{}, time.Time{}, err
+		}
 	}
 	sub, _ := claims["sub"].(string)
 	if sub == "" {
@@ -176,4 +195,26 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// DefaultServiceMaxLifetime bounds a service credential's life: the MCP
+// service mints them for two minutes (services/mcp/mcpserver), so five
+// leaves room for clock skew and nothing for a long-lived one.
+const DefaultServiceMaxLifetime = 5 * time.Minute
+
+// shortLived refuses a verified service credential without `iat` or whose
+// `exp` is more than ServiceMaxLifetime after it.
+func (v *Verifier) shortLived(claims jwt.MapClaims) error {
+	iat, err := claims.GetIssuedAt()
+	if err != nil || iat == nil {
+		return fmt.Errorf("%w: a service credential needs an issue time", ErrInvalidToken)
+	}
+	exp, err := claims.GetExpirationTime()
+	if err != nil || exp == nil {
+		return fmt.Errorf("%w: missing expiry", ErrInvalidToken)
+	}
+	if exp.Sub(iat.Time) > v.cfg.ServiceMaxLifetime {
+		return fmt.Errorf("%w: a service credential may live %s at most", ErrInvalidToken, v.cfg.ServiceMaxLifetime)
+	}
+	return nil
 }

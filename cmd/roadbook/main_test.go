@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -101,4 +105,64 @@ func TestEnvironment(t *testing.T) {
 		}
 	})
 
+	t.Run("roadbook api without --jwt-issuer names the flag and the variable", func(t *testing.T) {
+		t.Setenv("ROADBOOK_DATABASE_URL", "postgres://127.0.0.1:1/none")
+		t.Setenv("ROADBOOK_JWKS_URL", "http://127.0.0.1:1/jwks")
+		t.Setenv("ROADBOOK_JWT_ISSUER", "")
+		var out, errOut bytes.Buffer
+		require.Equal(t, 1, run(context.Background(), []string{"api"}, &out, &errOut))
+		require.Contains(t, errOut.String(), "--jwt-issuer or $ROADBOOK_JWT_ISSUER")
+	})
+
+	t.Run("a short --page-token-key is refused", func(t *testing.T) {
+		t.Setenv("ROADBOOK_DATABASE_URL", "postgres://127.0.0.1:1/none")
+		t.Setenv("ROADBOOK_JWKS_URL", "http://127.0.0.1:1/jwks")
+		t.Setenv("ROADBOOK_JWT_ISSUER", "https://idp.example/")
+		t.Setenv("ROADBOOK_PAGE_TOKEN_KEY", "short")
+		var out, errOut bytes.Buffer
+		require.Equal(t, 1, run(context.Background(), []string{"api"}, &out, &errOut))
+		require.Contains(t, errOut.String(), "--page-token-key must be at least 32 bytes, got 5")
+	})
+
+	t.Run("api and mcp refuse every published key of the example Secret", func(t *testing.T) {
+		example := exampleSecret(t)
+		t.Setenv("ROADBOOK_DATABASE_URL", "postgres://127.0.0.1:1/none")
+		t.Setenv("ROADBOOK_JWKS_URL", "http://127.0.0.1:1/jwks")
+		t.Setenv("ROADBOOK_JWT_ISSUER", "https://idp.example/")
+		t.Setenv("ROADBOOK_PUBLIC_BASE_URL", "https://roadbook.example")
+		strong := strings.Repeat("k", 40)
+		cases := []struct {
+			cmd  string
+			keys []string
+		}{
+			{"api", []string{"ROADBOOK_MCP_SERVICE_KEY", "ROADBOOK_PAGE_TOKEN_KEY"}},
+			{"mcp", []string{"ROADBOOK_MCP_SERVICE_KEY", "ROADBOOK_MCP_CURSOR_KEY", "ROADBOOK_MCP_CONFIRM_KEY"}},
+		}
+		for _, c := range cases {
+			for _, published := range c.keys {
+				value, ok := example[published]
+				require.True(t, ok, "the example Secret has %s", published)
+				for _, k := range c.keys {
+					t.Setenv(k, strong)
+				}
+				t.Setenv(published, value)
+				var out, errOut bytes.Buffer
+				require.Equal(t, 1, run(context.Background(), []string{c.cmd}, &out, &errOut), "%s with the example %s", c.cmd, published)
+				require.Contains(t, errOut.String(), "$"+published+") is a published example key", c.cmd)
+				require.NotContains(t, errOut.String(), value, "the key itself is not printed")
+			}
+		}
+	})
+}
+
+// exampleSecret reads the published example Secret's keys and values.
+func exampleSecret(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "k8s", "example-secret", "secret.example.yaml"))
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+(ROADBOOK_[A-Z_]+): "([^"]*)"`).FindAllStringSubmatch(string(b), -1) {
+		out[m[1]] = m[2]
+	}
+	return out
 }

@@ -54,6 +54,26 @@ func TestDeployments(t *testing.T) {
 		}
 	}
 
+	t.Run("only the dev overlay lets api and mcp accept the published example keys", func(t *testing.T) {
+		t.Parallel()
+		for _, overlay := range overlays {
+			objs := render(t, "overlays/"+overlay)
+			for _, name := range []string{"roadbook-api", "roadbook-mcp", "roadbook-worker"} {
+				allowed := ""
+				for _, e := range find(t, objs, "Deployment", name).Typed.(*appsv1.Deployment).Spec.Template.Spec.Containers[0].Env {
+					if e.Name == "ROADBOOK_ALLOW_EXAMPLE_SECRETS" {
+						allowed = e.Value
+					}
+				}
+				want := ""
+				if overlay == "dev" && name != "roadbook-worker" {
+					want = "true"
+				}
+				require.Equal(t, want, allowed, "%s in %s", name, overlay)
+			}
+		}
+	})
+
 	t.Run("the dev overlay runs one replica of each and no autoscalers", func(t *testing.T) {
 		t.Parallel()
 		objs := render(t, "overlays/dev")

@@ -203,7 +203,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	c.APIAdminURL = "http://127.0.0.1:" + strconv.Itoa(adminPort)
 	c.API = &Proc{Name: "api", Path: filepath.Join(bin, "roadbook"), Args: []string{"api"}, Log: filepath.Join(o.Dir, "logs", "api.log"),
 		Env: append(append(append([]string{}, common...), deployGC...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(apiPort),
-			"ROADBOOK_ADMIN_ADDR=127.0.0.1:"+strconv.Itoa(adminPort), "ROADBOOK_PUBLIC_BASE_URL=http://roadbook.evidence")}
+			"ROADBOOK_ADMIN_ADDR=127.0.0.1:"+strconv.Itoa(adminPort), "ROADBOOK_PUBLIC_BASE_URL=http://roadbook.evidence",
+			// As deploy/k8s runs it: page tokens keyed like every replica's.
+			"ROADBOOK_PAGE_TOKEN_KEY="+strings.Repeat("p", 40))}
 	replicas := "1"
 	if len(c.NATSNodes) == 3 {
 		replicas = "3"

@@ -156,7 +156,7 @@ func start(ctx context.Context, opts Options, schemaURL, natsDir string) (s *Sta
 	}
 
 	apiVerifier, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(s.Users.Key()),
-		Services: auth.NewStaticKeys(s.Service.Key()), TrustedActors: []string{ServiceActor}})
+		Services: auth.NewStaticKeys(s.Service.Key()), TrustedActors: []string{ServiceActor}, ServiceIssuer: ServiceActor})
 	if err != nil {
 		return s, err
 	}

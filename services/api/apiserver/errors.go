@@ -41,6 +41,9 @@ func connectError(ctx context.Context, log *slog.Logger, err error) error {
 	if err == nil {
 		return nil
 	}
+	if inv := validationInvalid(ctx, err); inv != nil {
+		err = inv // validate's own connect.Error would be answered as is below
+	}
 	var (
 		ce   *connect.Error
 		te   *trip.Error

@@ -107,6 +107,16 @@ func TestErrorFieldsAreJSONNames(t *testing.T) {
 			}
 			return stream.Err()
 		}, "resumeToken"},
+		{"protovalidate: a malformed trip id on a stream", &roadbookv1.WatchTripRequest{}, func() error {
+			stream, err := c.watching.WatchTrip(ctx, connect.NewRequest(&roadbookv1.WatchTripRequest{TripId: "nope"}))
+			if err != nil {
+				return err
+			}
+			defer stream.Close()
+			for stream.Receive() {
+			}
+			return stream.Err()
+		}, "tripId"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+" names "+tc.field, func(t *testing.T) {

@@ -46,10 +46,6 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	val, err := newValidator(cfg.Logger)
-	if err != nil {
-		return nil, err
-	}
 	met, err := newMetrics(cfg.Registry)
 	if err != nil {
 		return nil, err
@@ -64,7 +60,13 @@ func New(cfg Config) (*Server, error) {
 		watching: &watchers{limit: cfg.WatchPerUser}}
 	s := &Server{shared: c}
 
-	interceptors := connect.WithInterceptors(newTelemetry(cfg.TracerProvider, cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy), val)
+	traced, err := tracing(cfg.TracerProvider)
+	if err != nil {
+		return nil, err
+	}
+	chain := append([]connect.Interceptor{traced, newTelemetry(cfg.Logger), met, auth.NewInterceptor(cfg.Verifier, cfg.Policy)},
+		validation(cfg.Logger)...)
+	interceptors := connect.WithInterceptors(chain...)
 	small := connect.WithReadMaxBytes(maxMessageBytes)
 	// Every Connect service sits behind the gate (gate.go): no body is read
 	// before the caller is authenticated and the body's size is checked.

@@ -3,14 +3,12 @@ package apiserver
 import (
 	"context"
 	"log/slog"
-	"net/http"
-	"strings"
 	"time"
 
 	"connectrpc.com/connect"
+	"connectrpc.com/otelconnect"
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
@@ -19,57 +17,48 @@ import (
 	"github.com/roadbook/roadbook/tripstore"
 )
 
-// TracerName is the instrumentation scope of the API's spans.
-const TracerName = "github.com/roadbook/roadbook/services/api/apiserver"
+// tracing is the outermost interceptor: connectrpc.com/otelconnect
+// continues the caller's W3C trace (traceparent header) with a server span
+// per RPC, named after the procedure, its status Error only for the
+// server's own failures. Metrics stay Roadbook's own (metrics.go).
+func tracing(tp trace.TracerProvider) (connect.Interceptor, error) {
+	return otelconnect.NewInterceptor(otelconnect.WithTracerProvider(tp), otelconnect.WithPropagator(propagation.TraceContext{}),
+		otelconnect.WithTrustRemote(), otelconnect.WithoutMetrics())
+}
 
-// telemetry is the outermost interceptor: it continues the caller's W3C
-// trace (traceparent header) with a server span per RPC, gives the call a
-// correlation id that its events carry, and writes the one request log
-// line (procedure, code, duration, trip_id, correlation_id, trace_id).
-// otelconnect is not vendored here; this is the small part of it Roadbook
-// needs, on the otel API only (a no-op without a TracerProvider).
+// telemetry runs inside tracing: it gives the call a correlation id that
+// its events carry, adds it and the trip id to the span, and writes the one
+// request log line (procedure, code, duration, trip_id, correlation_id,
+// trace_id).
 type telemetry struct {
-	tracer trace.Tracer
-	log    *slog.Logger
+	log *slog.Logger
 }
 
-func newTelemetry(tp trace.TracerProvider, log *slog.Logger) *telemetry {
-	return &telemetry{tracer: tp.Tracer(TracerName), log: log}
+func newTelemetry(log *slog.Logger) *telemetry {
+	return &telemetry{log: log}
 }
 
-// start extracts the caller's trace context, starts the server span and
-// binds a correlation id.
-func (t *telemetry) start(ctx context.Context, spec connect.Spec, header http.Header) (context.Context, trace.Span, string) {
-	ctx = propagation.TraceContext{}.Extract(ctx, propagation.HeaderCarrier(header))
-	service, method := splitProcedure(spec.Procedure)
-	ctx, span := t.tracer.Start(ctx, strings.TrimPrefix(spec.Procedure, "/"),
-		trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(
-			attribute.String("rpc.system", "connect_rpc"),
-			attribute.String("rpc.service", service),
-			attribute.String("rpc.method", method),
-		))
+// start binds a correlation id to the call and its span.
+func (t *telemetry) start(ctx context.Context) (context.Context, trace.Span, string) {
+	span := trace.SpanFromContext(ctx)
 	cid := uuid.NewString()
 	span.SetAttributes(attribute.String("roadbook.correlation_id", cid))
 	return tripstore.WithCorrelationID(ctx, cid), span, cid
 }
 
-// finish records the outcome on the span and logs the request.
+// finish adds the trip id to the span (tracing ends it) and logs the request.
 func (t *telemetry) finish(ctx context.Context, span trace.Span, spec connect.Spec, cid, tripID string, start time.Time, err error) {
 	code := "ok"
 	level := slog.LevelInfo
 	if err != nil {
 		code = connect.CodeOf(err).String()
-		span.SetAttributes(attribute.String("rpc.connect_rpc.error_code", code))
 		if serverFault(connect.CodeOf(err)) {
-			span.SetStatus(codes.Error, err.Error())
 			level = slog.LevelWarn
 		}
 	}
 	if tripID != "" {
 		span.SetAttributes(attribute.String("roadbook.trip_id", tripID))
 	}
-	span.End()
 	attrs := []slog.Attr{
 		slog.String("procedure", spec.Procedure),
 		slog.String("code", code),
@@ -92,7 +81,7 @@ func (t *telemetry) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 			return next(ctx, req)
 		}
 		start := time.Now()
-		ctx, span, cid := t.start(ctx, req.Spec(), req.Header())
+		ctx, span, cid := t.start(ctx)
 		res, err := next(ctx, req)
 		id := tripIDOf(req.Any())
 		if id == "" && res != nil {
@@ -114,7 +103,7 @@ func (t *telemetry) WrapStreamingClient(next connect.StreamingClientFunc) connec
 func (t *telemetry) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		start := time.Now()
-		ctx, span, cid := t.start(ctx, conn.Spec(), conn.RequestHeader())
+		ctx, span, cid := t.start(ctx)
 		rec := &recordingConn{StreamingHandlerConn: conn}
 		err := next(ctx, rec)
 		t.finish(ctx, span, conn.Spec(), cid, rec.tripID, start, err)
@@ -137,8 +126,8 @@ func (c *recordingConn) Receive(msg any) error {
 	return err
 }
 
-// serverFault reports whether a code is the server's failure (span status
-// Error) rather than the caller's (a refused request is a normal answer).
+// serverFault reports whether a code is the server's failure (logged as a
+// warning) rather than the caller's (a refused request is a normal answer).
 func serverFault(c connect.Code) bool {
 	switch c {
 	case connect.CodeInternal, connect.CodeUnknown, connect.CodeUnavailable,
@@ -164,13 +153,4 @@ func tripIDOf(msg any) string {
 		return ""
 	}
 	return r.Get(f).String()
-}
-
-// splitProcedure splits "/pkg.Service/Method" into service and method.
-func splitProcedure(p string) (string, string) {
-	p = strings.TrimPrefix(p, "/")
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i], p[i+1:]
-	}
-	return p, ""
 }

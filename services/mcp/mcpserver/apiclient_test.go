@@ -30,7 +30,7 @@ func TestCredentialReuse(t *testing.T) {
 	newCredential := func(t *testing.T) (*credential, *countingIssuer, *auth.Verifier, *time.Time) {
 		iss, err := auth.NewHS256Issuer("mcp", []byte(strings.Repeat("s", 32)), "roadbook-mcp")
 		require.NoError(t, err)
-		v, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(), Services: auth.NewStaticKeys(iss.Key()), TrustedActors: []string{"roadbook-mcp"}})
+		v, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(), Services: auth.NewStaticKeys(iss.Key()), TrustedActors: []string{"roadbook-mcp"}, ServiceIssuer: "roadbook-mcp"})
 		require.NoError(t, err)
 		ci := &countingIssuer{HS256Issuer: iss}
 		now := time.Now()

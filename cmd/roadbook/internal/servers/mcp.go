@@ -140,12 +140,17 @@ func RunMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
 	svcKeyID := fs.String("mcp-service-key-id", "roadbook-mcp-1", "its kid ($ROADBOOK_MCP_SERVICE_KEY_ID)")
 	cursorKey := envflag.Secret(fs, "mcp-cursor-key", "HMAC key of list cursors ($ROADBOOK_MCP_CURSOR_KEY)")
 	confirmKey := envflag.Secret(fs, "mcp-confirm-key", "HMAC key of confirmation tokens ($ROADBOOK_MCP_CONFIRM_KEY)")
+	allowExample := registerAllowExample(fs)
 	sessionTimeout := fs.Duration("session-timeout", 30*time.Minute, "idle timeout of MCP sessions ($ROADBOOK_MCP_SESSION_TIMEOUT)")
 	if err := envflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if err := envflag.Required([3]string{*baseURL, "public-base-url", "ROADBOOK_PUBLIC_BASE_URL"}, [3]string{*jwks, "jwks-url", "ROADBOOK_JWKS_URL"},
 		[3]string{*svcKey, "mcp-service-key", "ROADBOOK_MCP_SERVICE_KEY"}); err != nil {
+		return err
+	}
+	if err := refuseExampleSecrets(*allowExample, [2]string{"mcp-service-key", *svcKey}, [2]string{"mcp-cursor-key", *cursorKey},
+		[2]string{"mcp-confirm-key", *confirmKey}); err != nil {
 		return err
 	}
 	resource := mcpserver.ResourceURL(*baseURL)
@@ -169,7 +174,11 @@ func RunMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	agents, err := auth.NewVerifier(auth.Config{Users: auth.NewJWKS(*jwks, auth.JWKSOptions{}), UserIssuer: *issuer, Audience: resource})
+	userKeys, err := auth.NewJWKS(*jwks, jwksOptions(ctx, log))
+	if err != nil {
+		return err
+	}
+	agents, err := auth.NewVerifier(auth.Config{Users: userKeys, UserIssuer: *issuer, Audience: resource})
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,8 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	svcKey := envflag.Secret(fs, "mcp-service-key", "HS256 key of the MCP service's credentials; empty: no service may act for users ($ROADBOOK_MCP_SERVICE_KEY)")
 	svcKeyID := fs.String("mcp-service-key-id", "roadbook-mcp-1", "kid of the MCP service key ($ROADBOOK_MCP_SERVICE_KEY_ID)")
 	adminAddr := fs.String("admin-addr", "127.0.0.1:9091", "listen address of /metrics, gRPC reflection and the probes, kept off the public port ($ROADBOOK_ADMIN_ADDR)")
+	pageKey := envflag.Secret(fs, "page-token-key", "HMAC key of ListTrips page tokens, >= 32 bytes, the same on every replica; empty: a random key per process, so a page token only works on the replica that issued it ($ROADBOOK_PAGE_TOKEN_KEY)")
+	allowExample := registerAllowExample(fs)
 	var pf plannerFlags
 	pf.register(fs, true)
 	if err := envflag.Parse(fs, args); err != nil {
@@ -77,12 +79,25 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := envflag.Required([3]string{*dbURL, "database-url", "ROADBOOK_DATABASE_URL"}, [3]string{*jwks, "jwks-url", "ROADBOOK_JWKS_URL"}); err != nil {
+	// --jwt-issuer is required: without it a token of any issuer the JWKS
+	// holds keys for would do (roadbook dev pins its own issuer).
+	if err := envflag.Required([3]string{*dbURL, "database-url", "ROADBOOK_DATABASE_URL"}, [3]string{*jwks, "jwks-url", "ROADBOOK_JWKS_URL"},
+		[3]string{*issuer, "jwt-issuer", "ROADBOOK_JWT_ISSUER"}); err != nil {
+		return err
+	}
+	if err := refuseExampleSecrets(*allowExample, [2]string{"mcp-service-key", *svcKey}, [2]string{"page-token-key", *pageKey}); err != nil {
+		return err
+	}
+	pageTokens, err := pageTokenKey(*pageKey)
+	if err != nil {
 		return err
 	}
 	log, err := newLogger(sf.logLevel, stderr)
 	if err != nil {
 		return err
+	}
+	if pageTokens == nil {
+		log.Warn("no --page-token-key: ListTrips page tokens only work on this replica")
 	}
 	tr, err := setupTracing(ctx, "roadbook-api", log)
 	if err != nil {
@@ -97,7 +112,11 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 		}
 		svc = &k
 	}
-	verifier, err := apiVerifier(auth.NewJWKS(*jwks, auth.JWKSOptions{}), *issuer, svc, *aud)
+	userKeys, err := auth.NewJWKS(*jwks, jwksOptions(ctx, log))
+	if err != nil {
+		return err
+	}
+	verifier, err := apiVerifier(userKeys, *issuer, svc, *aud)
 	if err != nil {
 		return err
 	}
@@ -112,7 +131,7 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	defer nc.Close()
 	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: *baseURL,
-		Logger: log, Registry: processRegistry(), TracerProvider: tr.Provider})
+		Logger: log, Registry: processRegistry(), TracerProvider: tr.Provider, PageTokenKey: pageTokens})
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package servers
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/roadbook/roadbook/auth"
 )
@@ -30,6 +32,18 @@ func apiVerifier(users auth.KeySet, issuer string, service *auth.Key, aud string
 	if service != nil {
 		cfg.Services = auth.NewStaticKeys(*service)
 		cfg.TrustedActors = []string{mcpActor}
+		// The MCP service mints its credentials with iss = its actor name
+		// (RunMCP), for two minutes (auth.DefaultServiceMaxLifetime bounds them).
+		cfg.ServiceIssuer = mcpActor
 	}
 	return auth.NewVerifier(cfg)
+}
+
+// jwksOptions are the identity provider's key set settings of `roadbook
+// api` and `roadbook mcp`: refreshed in the background until the command
+// ends, failed fetches in the service's log.
+func jwksOptions(ctx context.Context, log *slog.Logger) auth.JWKSOptions {
+	return auth.JWKSOptions{Ctx: ctx, OnRefreshError: func(ctx context.Context, err error) {
+		log.WarnContext(ctx, "jwks refresh failed; the keys fetched before keep verifying", slog.Any("error", err))
+	}}
 }
