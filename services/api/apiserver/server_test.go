@@ -87,7 +87,7 @@ func TestAPI(t *testing.T) {
 		sh, err := shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: created.TripId, Version: rest.Msg.Version}))
 		require.NoError(t, err)
 		require.True(t, sh.Msg.VersionUnchanged)
-		require.Len(t, sh.Msg.Share.Code, 8)
+		require.Len(t, sh.Msg.Share.Code, 16)
 		pub, err := public.GetSharedTrip(ctx, connect.NewRequest(&roadbookv1.GetSharedTripRequest{Code: sh.Msg.Share.Code}))
 		require.NoError(t, err)
 		require.Equal(t, len(rest.Msg.Trip.Stages), len(pub.Msg.Trip.Stages))

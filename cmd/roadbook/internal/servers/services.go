@@ -68,13 +68,19 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	aud := fs.String("api-audience", envflag.Env("ROADBOOK_API_AUDIENCE", auth.DefaultAudience), "audience API tokens must name ($ROADBOOK_API_AUDIENCE)")
 	svcKey := fs.String("mcp-service-key", envflag.Env("ROADBOOK_MCP_SERVICE_KEY", ""), "HS256 key of the MCP service's credentials; empty: no service may act for users ($ROADBOOK_MCP_SERVICE_KEY)")
 	svcKeyID := fs.String("mcp-service-key-id", envflag.Env("ROADBOOK_MCP_SERVICE_KEY_ID", "roadbook-mcp-1"), "kid of the MCP service key ($ROADBOOK_MCP_SERVICE_KEY_ID)")
+	hopsDef, hopsErr := envflag.Int("ROADBOOK_TRUSTED_PROXY_HOPS", 0)
+	hops := fs.Int("trusted-proxy-hops", hopsDef, "reverse proxies in front of the API, each appending to X-Forwarded-For; public share reads "+
+		"are limited per the address the outermost one saw (the Nth entry from the right); 0: per TCP peer, the header ignored ($ROADBOOK_TRUSTED_PROXY_HOPS)")
 	var pf plannerFlags
 	pf.register(fs, true)
 	if err := envflag.Parse(fs, args); err != nil {
 		return err
 	}
-	if envErr != nil {
-		return envErr
+	if err := errors.Join(envErr, hopsErr); err != nil {
+		return err
+	}
+	if *hops < 0 {
+		return errors.New("--trusted-proxy-hops must be 0 or more")
 	}
 	app, err := planner.Handler(pf.config(*issuer))
 	if err != nil {
@@ -115,7 +121,7 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	defer nc.Close()
 	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: *baseURL,
-		Logger: log, Registry: processRegistry(), TracerProvider: tr.Provider})
+		TrustedProxyHops: *hops, Logger: log, Registry: processRegistry(), TracerProvider: tr.Provider})
 	if err != nil {
 		return err
 	}
