@@ -177,6 +177,48 @@ func TestConfirmation(t *testing.T) {
 	})
 }
 
+func TestConfirmationBindsImpact(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s := h.session(t, "reshare", nil)
+	c := ok(t, s, "create_trip", args(t, map[string]any{"gpx": gpxFixture(t)}))
+	id := c["tripId"].(string)
+	h.recordStages(t, id)
+	a := ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+	offer := ok(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+	require.Equal(t, a["url"], offer["impact"].(map[string]any)["shareLinkRevoked"])
+	tokenA := offer["confirmationToken"].(string)
+
+	t.Run("a token offered for link A does not revoke link B made after A was revoked", func(t *testing.T) {
+		// Link A revoked by another path (here: confirmed at once), then B.
+		again := ok(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+		ok(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"confirmationToken":%q,"idempotencyKey":"revoke-a-first"}`, id, again["confirmationToken"]))
+		b := ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"idempotencyKey":"share-link-b"}`, id))
+		require.NotEqual(t, a["url"], b["url"])
+
+		e := fails(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"confirmationToken":%q}`, id, tokenA), "confirmation_required")
+		require.Contains(t, e["message"], "impact changed")
+		require.Contains(t, e["message"], "call unshare_trip again")
+		require.Equal(t, b["url"], e["impact"].(map[string]any)["shareLinkRevoked"], "the refusal shows the link the act would now revoke")
+		still := ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
+		require.Equal(t, b["url"], still["shareUrl"], "link B still works")
+
+		// The fresh token the refusal offers is bound to B's impact and acts.
+		next := e["next"].(map[string]any)
+		done := ok(t, s, "unshare_trip", args(t, next["arguments"].(map[string]any)))
+		require.Equal(t, "done", done["status"])
+		require.Equal(t, true, done["revoked"])
+	})
+	t.Run("a delete token offered before a share does not delete the trip with its new link", func(t *testing.T) {
+		d := ok(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+		require.Empty(t, d["impact"].(map[string]any)["shareLinkRevoked"])
+		ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"idempotencyKey":"share-link-c"}`, id))
+		e := fails(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"confirmationToken":%q}`, id, d["confirmationToken"]), "confirmation_required")
+		require.NotEmpty(t, e["impact"].(map[string]any)["shareLinkRevoked"])
+		ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
+	})
+}
+
 func TestConfirmationExpiry(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
