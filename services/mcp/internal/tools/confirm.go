@@ -101,7 +101,11 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 			if !yes {
 				return confirmOut{Status: "declined", TripID: x.tripID, Version: v, Impact: impactOut(imp), ConfirmedBy: "person"}, nil
 			}
-			key, err := c.idempotencyKey(x.explicitKey)
+			shown, err := impactDigest(imp)
+			if err != nil {
+				return confirmOut{}, err
+			}
+			key, err := c.idempotencyKey(x.explicitKey, shown)
 			if err != nil {
 				return confirmOut{}, err
 			}
@@ -126,7 +130,7 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 	if err := c.sameImpact(ctx, x, cl); err != nil {
 		return confirmOut{}, err
 	}
-	key, err := c.idempotencyKey(x.explicitKey)
+	key, err := c.idempotencyKey(x.explicitKey, cl.Impact)
 	if err != nil {
 		return confirmOut{}, err
 	}
