@@ -105,6 +105,10 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool) e
 	if cursor == "" || confirm == "" {
 		return fmt.Errorf("set-up: no cursor (%q) or confirmation token (%q)", lr.Text, dr.Text)
 	}
+	reshare := h.setUpReshare(ctx, string(small))
+	if reshare.err != nil {
+		return reshare.err
+	}
 	if err := audit.Settle(ctx, c.DatabaseURL, 3*time.Second, time.Minute); err != nil {
 		return err
 	}
@@ -120,6 +124,9 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool) e
 	h.arguments(ctx, attTrip, aVersion)
 	h.tampered(ctx, victimTrip, vVersion, attTrip, aVersion, cursor, confirm)
 	h.injectionCase(ctx, string(small))
+	h.tokenReuse(ctx, reshare)
+	h.proxyHeaders(ctx, reshare.linkB)
+	h.staleReplays(ctx, string(small))
 
 	if err := audit.Settle(ctx, c.DatabaseURL, 3*time.Second, 2*time.Minute); err != nil {
 		h.log.Warn("settle", slog.Any("error", err))
@@ -128,7 +135,7 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool) e
 	if err != nil {
 		return err
 	}
-	changed := diffState(before, after, []string{edgeUser, ssrfUser, injUser})
+	changed := diffState(before, after, []string{edgeUser, ssrfUser, injUser, anewUser})
 	hits := c.Canary.Hits.Load() - hitsBefore
 	// The victim's trip must still be there at the version it had.
 	vr, _ := h.call(ctx, victim, "get_trip", map[string]any{"tripId": victimTrip})
