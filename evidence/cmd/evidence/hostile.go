@@ -33,6 +33,8 @@ const (
 	edgeUser = "hostile-edge"
 	ssrfUser = "hostile-ssrf"
 	injUser  = "hostile-inject"
+	// shareIndexOwner owns the share-code index streams (tripstore).
+	shareIndexOwner = "roadbook:share-index"
 )
 
 // injection is the prompt-injection text put in GPX names; marker finds it.
@@ -135,7 +137,10 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool) e
 	if err != nil {
 		return err
 	}
-	changed := diffState(before, after, []string{edgeUser, ssrfUser, injUser, anewUser})
+	// The share index (owner roadbook:share-index) gains a stream for every
+	// link anewUser makes anew; a link anyone else made would move their
+	// own trip stream, which is counted.
+	changed := diffState(before, after, []string{edgeUser, ssrfUser, injUser, anewUser, shareIndexOwner})
 	hits := c.Canary.Hits.Load() - hitsBefore
 	// The victim's trip must still be there at the version it had.
 	vr, _ := h.call(ctx, victim, "get_trip", map[string]any{"tripId": victimTrip})

@@ -238,5 +238,5 @@ func (h *hostileRun) proxyHeaders(ctx context.Context, shareURL string) {
 	s := get("203.0.113.51")
 	h.add(cat, "another client behind the same proxy, right after", fmt.Sprintf("HTTP %d", s), s == http.StatusOK)
 	s = get("203.0.113.51, 203.0.113.50")
-	h.add(cat, "the limited client's address written left of another client's", fmt.Sprintf("HTTP %d (keyed on the right-most)", s), s == http.StatusOK)
+	h.add(cat, "the limited client writing the other client's address left of its own", fmt.Sprintf("HTTP %d (keyed on the right-most)", s), s == http.StatusTooManyRequests)
 }
