@@ -196,9 +196,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	c.APIURL = "http://127.0.0.1:" + strconv.Itoa(apiPort)
 	c.API = &Proc{Name: "api", Path: filepath.Join(bin, "roadbook"), Args: []string{"api"}, Log: filepath.Join(o.Dir, "logs", "api.log"),
 		Env: append(append(append([]string{}, common...), deployGC...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(apiPort), "ROADBOOK_PUBLIC_BASE_URL=http://roadbook.evidence",
-		// As deploy/k8s runs it behind ingress-nginx: the harness is the one
-		// trusted proxy (a request without X-Forwarded-For keys on the peer).
-		"ROADBOOK_TRUSTED_PROXY_HOPS=1")}
+			// As deploy/k8s runs it behind ingress-nginx: the harness is the one
+			// trusted proxy (a request without X-Forwarded-For keys on the peer).
+			"ROADBOOK_TRUSTED_PROXY_HOPS=1")}
 	replicas := "1"
 	if len(c.NATSNodes) == 3 {
 		replicas = "3"
