@@ -207,6 +207,10 @@ func decideUnshare(s State, c Unshare, today Date) ([]Event, error) {
 	if !s.Share.Active() {
 		return nil, &Error{Code: CodeNotFound, Reason: "not_shared", Message: "the trip has no active share link"}
 	}
+	if c.Code != "" && c.Code != s.Share.Code {
+		return nil, &Error{Code: CodeConflict, Reason: "share_link_changed",
+			Message: "the trip's active share link is not the one named (it was shared again since); nothing was revoked"}
+	}
 	return []Event{&eventsv1.TripUnshared{ShareCode: s.Share.Code}}, nil
 }
 

@@ -61,6 +61,11 @@ func TestShare(t *testing.T) {
 				require.Equal(t, []string{"-_8AAQID"}, after.Share.Revoked)
 			},
 		},
+		{name: "unsharing the link named revokes it", given: shared, when: Unshare{Version: 1, Code: "-_8AAQIDBAUGBwgJ"}, thenTypes: []string{"TripUnshared"}},
+		{
+			name: "unsharing a link that is no longer the active one is a conflict and revokes nothing", given: shared,
+			when: Unshare{Version: 1, Code: "CQkJCQkJCQkJCQkJ"}, thenErr: &Error{Code: CodeConflict, Reason: "share_link_changed"},
+		},
 		{name: "unsharing a trip without a link is not found", given: given, when: Unshare{Version: 1}, thenErr: ErrNotFound},
 		{name: "a started trip can still be shared", given: started, when: Share{Version: 1, Rand: fixedRand(twelve...)}, thenTypes: []string{"TripShared"}},
 		{name: "a share with a stale version is a conflict", given: given, when: Share{Version: 2, Rand: fixedRand(twelve...)}, thenErr: ErrVersionConflict},

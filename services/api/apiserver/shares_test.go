@@ -125,3 +125,31 @@ func TestShareCodeLength(t *testing.T) {
 		require.Len(t, again.Msg.Share.Code, 16)
 	})
 }
+
+func TestUnshareNamedLink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHarness(t, generousLimits)
+	c := h.as(t, "namer", nil)
+	d := h.readyTrip(t, c)
+	share := func() string {
+		sh, err := c.shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: d.TripId, Version: d.Version}))
+		require.NoError(t, err)
+		return sh.Msg.Share.Code
+	}
+	unshare := func(code *string) error {
+		_, err := c.shares.UnshareTrip(ctx, connect.NewRequest(&roadbookv1.UnshareTripRequest{TripId: d.TripId, Version: d.Version, ShareCode: code}))
+		return err
+	}
+	a := share()
+	require.NoError(t, unshare(&a), "the link named is the active one")
+	b := share()
+
+	err := unshare(&a)
+	require.Equal(t, connect.CodeAlreadyExists, connect.CodeOf(err), "link A is no longer the active one")
+	require.Equal(t, roadbookv1.Code_CODE_CONFLICT, errorInfo(t, err).Code)
+	got, err := c.shares.GetShare(ctx, connect.NewRequest(&roadbookv1.GetShareRequest{TripId: d.TripId}))
+	require.NoError(t, err)
+	require.Equal(t, b, got.Msg.Share.Code, "link B was not revoked")
+	require.NoError(t, unshare(nil), "without a code the active link is revoked, as before")
+}

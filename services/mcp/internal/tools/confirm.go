@@ -40,6 +40,9 @@ type confirmClaims struct {
 	Args    string `json:"a"`
 	Version int64  `json:"v"`
 	Impact  string `json:"i"`
+	// Link is the share link the impact showed would stop working, which
+	// the act names so that it revokes that link or nothing.
+	Link string `json:"l,omitempty"`
 }
 
 // impactDigest is what a token binds of an impact: its deterministic wire
@@ -78,7 +81,9 @@ type confirmable struct {
 	token       *string
 	explicitKey *string
 	impact      func(ctx context.Context, version int64) (*roadbookv1.Impact, int64, error)
-	act         func(ctx context.Context, version int64, key *string) (confirmOut, error)
+	// act acts at version under key; link is the share link the confirmed
+	// impact showed would stop working ("" for none).
+	act func(ctx context.Context, version int64, key *string, link string) (confirmOut, error)
 }
 
 // confirmFlow runs the two-step confirmation of MCP §7: without a token,
@@ -109,7 +114,7 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 			if err != nil {
 				return confirmOut{}, err
 			}
-			out, err := x.act(ctx, v, key)
+			out, err := x.act(ctx, v, key, imp.GetShareLinkRevoked())
 			if err != nil {
 				return confirmOut{}, err
 			}
@@ -134,7 +139,7 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 	if err != nil {
 		return confirmOut{}, err
 	}
-	out, err := x.act(ctx, cl.Version, key)
+	out, err := x.act(ctx, cl.Version, key, cl.Link)
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		if e := fromAPI(ce, c.tool); e.Code == CodeVersionConflict && e.CurrentVersion != nil {
@@ -220,7 +225,8 @@ func (c *call) offerToken(tripID string, version int64, digest string, imp *road
 	if err != nil {
 		return confirmOut{}, err
 	}
-	tok, err := c.env.Confirmations.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version, Impact: shown}, exp)
+	tok, err := c.env.Confirmations.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version, Impact: shown,
+		Link: imp.GetShareLinkRevoked()}, exp)
 	if err != nil {
 		return confirmOut{}, err
 	}
@@ -336,7 +342,7 @@ func updateTripSettings() Tool {
 				}
 				return r.Msg.GetImpact(), r.Msg.GetVersion(), nil
 			},
-			act: func(ctx context.Context, v int64, key *string) (confirmOut, error) {
+			act: func(ctx context.Context, v int64, key *string, _ string) (confirmOut, error) {
 				r, err := c.env.API.Trips.UpdateTripSettings(ctx, connect.NewRequest(req(v, false, key)))
 				if err != nil {
 					return confirmOut{}, err
@@ -383,8 +389,14 @@ func unshareTrip() Tool {
 				}
 				return r.Msg.GetImpact(), r.Msg.GetVersion(), nil
 			},
-			act: func(ctx context.Context, v int64, key *string) (confirmOut, error) {
-				r, err := sh.UnshareTrip(ctx, connect.NewRequest(&roadbookv1.UnshareTripRequest{TripId: in.TripID, Version: v, IdempotencyKey: key}))
+			act: func(ctx context.Context, v int64, key *string, link string) (confirmOut, error) {
+				// The act revokes the link the person saw or nothing: a
+				// re-share since is refused by the API, not revoked.
+				var code *string
+				if i := strings.LastIndex(link, "/s/"); i >= 0 {
+					code = new(link[i+3:])
+				}
+				r, err := sh.UnshareTrip(ctx, connect.NewRequest(&roadbookv1.UnshareTripRequest{TripId: in.TripID, Version: v, IdempotencyKey: key, ShareCode: code}))
 				if err != nil {
 					return confirmOut{}, err
 				}
@@ -421,7 +433,7 @@ func deleteTrip() Tool {
 				}
 				return r.Msg.GetImpact(), r.Msg.GetVersion(), nil
 			},
-			act: func(ctx context.Context, v int64, key *string) (confirmOut, error) {
+			act: func(ctx context.Context, v int64, key *string, _ string) (confirmOut, error) {
 				r, err := tr.DeleteTrip(ctx, connect.NewRequest(&roadbookv1.DeleteTripRequest{TripId: in.TripID, Version: v, IdempotencyKey: key}))
 				if err != nil {
 					return confirmOut{}, err
