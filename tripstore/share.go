@@ -25,7 +25,7 @@ const shareOwner = "roadbook:share-index"
 // IndexShareCode draws a fresh share code for trip id and indexes it, and
 // returns the random bytes the code is made of: trip.Share draws its code
 // from them, so the code the trip records is the one indexed. A collision
-// (2^-48) draws again.
+// (2^-96) draws again.
 func (s *Store) IndexShareCode(ctx context.Context, id uuid.UUID) ([]byte, error) {
 	for range 4 {
 		b := make([]byte, trip.ShareCodeBytes)

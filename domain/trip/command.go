@@ -274,9 +274,12 @@ type Share struct {
 	Rand    io.Reader
 }
 
-// Unshare revokes the active link.
+// Unshare revokes the active link. Code, when set, names the link the
+// caller means (the one an impact showed): another active link — shared
+// again since, which does not move the version — is refused, not revoked.
 type Unshare struct {
 	Version int64
+	Code    string
 }
 
 // Delete deletes the trip.

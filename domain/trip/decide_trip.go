@@ -167,9 +167,11 @@ func settingsEqual(a, b Settings) bool {
 		slices.Equal(a.AccommodationTypes, b.AccommodationTypes)
 }
 
-// ShareCodeBytes is the randomness in a share code: 6 bytes = 48 bits, which
-// base64url spells in exactly 8 characters of [A-Za-z0-9_-] (DOMAIN §8).
-const ShareCodeBytes = 6
+// ShareCodeBytes is the randomness in a new share code: 12 bytes = 96 bits,
+// which base64url spells in exactly 16 characters of [A-Za-z0-9_-] (DOMAIN
+// §8) — too many to guess at any request rate. Codes drawn before were 6
+// bytes (8 characters); they stay valid, and the contracts accept both.
+const ShareCodeBytes = 12
 
 func decideShare(s State, c Share, today Date) ([]Event, error) {
 	if err := s.check(today, guard{version: c.Version}); err != nil {
@@ -183,7 +185,7 @@ func decideShare(s State, c Share, today Date) ([]Event, error) {
 	if c.Rand == nil {
 		return nil, invalid("rand", "a random source is required")
 	}
-	// A revoked code is never reissued: draw again in the (2^-48) case of a
+	// A revoked code is never reissued: draw again in the (2^-96) case of a
 	// collision with one.
 	for range 4 {
 		var b [ShareCodeBytes]byte
@@ -204,6 +206,10 @@ func decideUnshare(s State, c Unshare, today Date) ([]Event, error) {
 	}
 	if !s.Share.Active() {
 		return nil, &Error{Code: CodeNotFound, Reason: "not_shared", Message: "the trip has no active share link"}
+	}
+	if c.Code != "" && c.Code != s.Share.Code {
+		return nil, &Error{Code: CodeConflict, Reason: "share_link_changed",
+			Message: "the trip's active share link is not the one named (it was shared again since); nothing was revoked"}
 	}
 	return []Event{&eventsv1.TripUnshared{ShareCode: s.Share.Code}}, nil
 }

@@ -9,24 +9,27 @@ import (
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
 
-var codePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8}$`)
+var codePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16}$`)
+
+// twelve is 12 bytes of randomness: one share code's worth.
+var twelve = []byte{0xfb, 0xff, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09}
 
 func TestShare(t *testing.T) {
 	t.Parallel()
 	given := readyTrip(t, SettingsPatch{})
 	s := Load(testTripID, "", given)
-	shared := append(append([]Event(nil), given...), history2(t, s, Share{Version: 1, Rand: fixedRand(0xfb, 0xff, 0x00, 0x01, 0x02, 0x03)})...)
+	shared := append(append([]Event(nil), given...), history2(t, s, Share{Version: 1, Rand: fixedRand(twelve...)})...)
 	unshared := append(append([]Event(nil), shared...), history2(t, Load(testTripID, "", shared), Unshare{Version: 1})...)
 	started := readyTrip(t, SettingsPatch{StartDate: ptr(MustDate("2030-05-01"))})
 	run(t, []scenario{
 		{
-			name:  "sharing makes an 8-character code from 48 random bits without moving the version",
-			given: given, when: Share{Version: 1, Rand: fixedRand(0xfb, 0xff, 0x00, 0x01, 0x02, 0x03)},
+			name:  "sharing makes a 16-character code from 96 random bits without moving the version",
+			given: given, when: Share{Version: 1, Rand: fixedRand(twelve...)},
 			thenTypes: []string{"TripShared"},
 			then: func(t *testing.T, evs []Event, _, after State) {
 				code := evs[0].(*eventsv1.TripShared).GetShareCode()
 				require.Regexp(t, codePattern, code)
-				require.Equal(t, "-_8AAQID", code, "6 bytes spelled in base64url")
+				require.Equal(t, "-_8AAQIDBAUGBwgJ", code, "12 bytes spelled in base64url")
 				require.True(t, after.Share.Active())
 				require.Equal(t, int64(1), after.Version)
 			},
@@ -36,27 +39,42 @@ func TestShare(t *testing.T) {
 			given: shared, when: Unshare{Version: 1}, thenTypes: []string{"TripUnshared"},
 			then: func(t *testing.T, _ []Event, _, after State) {
 				require.False(t, after.Share.Active())
-				require.Equal(t, []string{"-_8AAQID"}, after.Share.Revoked)
+				require.Equal(t, []string{"-_8AAQIDBAUGBwgJ"}, after.Share.Revoked)
 			},
 		},
 		{
 			name:  "a share after an unshare gets a new code even when the randomness repeats",
-			given: unshared, when: Share{Version: 1, Rand: fixedRand(0xfb, 0xff, 0x00, 0x01, 0x02, 0x03, 9, 9, 9, 9, 9, 9)},
+			given: unshared, when: Share{Version: 1, Rand: fixedRand(append(append([]byte(nil), twelve...), 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9)...)},
 			thenTypes: []string{"TripShared"},
 			then: func(t *testing.T, evs []Event, _, _ State) {
-				require.Equal(t, "CQkJCQkJ", evs[0].(*eventsv1.TripShared).GetShareCode())
+				require.Equal(t, "CQkJCQkJCQkJCQkJ", evs[0].(*eventsv1.TripShared).GetShareCode())
 			},
 		},
-		{name: "a second share is a conflict", given: shared, when: Share{Version: 1, Rand: fixedRand(1, 2, 3, 4, 5, 6)}, thenErr: ErrAlreadyShared},
+		{name: "a second share is a conflict", given: shared, when: Share{Version: 1, Rand: fixedRand(twelve...)}, thenErr: ErrAlreadyShared},
+		{
+			name:  "a link made before codes grew to 16 characters is still the trip's link and can be revoked",
+			given: append(append([]Event(nil), given...), &eventsv1.TripShared{ShareCode: "-_8AAQID"}), when: Unshare{Version: 1},
+			thenTypes: []string{"TripUnshared"},
+			then: func(t *testing.T, evs []Event, before, after State) {
+				require.Equal(t, "-_8AAQID", before.Share.Code)
+				require.Equal(t, "-_8AAQID", evs[0].(*eventsv1.TripUnshared).GetShareCode())
+				require.Equal(t, []string{"-_8AAQID"}, after.Share.Revoked)
+			},
+		},
+		{name: "unsharing the link named revokes it", given: shared, when: Unshare{Version: 1, Code: "-_8AAQIDBAUGBwgJ"}, thenTypes: []string{"TripUnshared"}},
+		{
+			name: "unsharing a link that is no longer the active one is a conflict and revokes nothing", given: shared,
+			when: Unshare{Version: 1, Code: "CQkJCQkJCQkJCQkJ"}, thenErr: &Error{Code: CodeConflict, Reason: "share_link_changed"},
+		},
 		{name: "unsharing a trip without a link is not found", given: given, when: Unshare{Version: 1}, thenErr: ErrNotFound},
-		{name: "a started trip can still be shared", given: started, when: Share{Version: 1, Rand: fixedRand(1, 2, 3, 4, 5, 6)}, thenTypes: []string{"TripShared"}},
-		{name: "a share with a stale version is a conflict", given: given, when: Share{Version: 2, Rand: fixedRand(1, 2, 3, 4, 5, 6)}, thenErr: ErrVersionConflict},
+		{name: "a started trip can still be shared", given: started, when: Share{Version: 1, Rand: fixedRand(twelve...)}, thenTypes: []string{"TripShared"}},
+		{name: "a share with a stale version is a conflict", given: given, when: Share{Version: 2, Rand: fixedRand(twelve...)}, thenErr: ErrVersionConflict},
 		{name: "an unshare with a stale version is a conflict", given: shared, when: Unshare{Version: 2}, thenErr: ErrVersionConflict},
 		{name: "a share without a random source is refused", given: given, when: Share{Version: 1}, thenErr: &Error{Code: CodeInvalidArgument, Field: "rand"}},
 	})
 	t.Run("a share with too little randomness fails instead of making a weak code", func(t *testing.T) {
 		t.Parallel()
-		evs, err := Decide(s, Share{Version: 1, Rand: fixedRand(1, 2, 3)}, testNow)
+		evs, err := Decide(s, Share{Version: 1, Rand: fixedRand(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)}, testNow)
 		require.Error(t, err)
 		require.Nil(t, evs)
 	})
@@ -78,7 +96,7 @@ func TestDelete(t *testing.T) {
 		},
 		{name: "a started trip can still be deleted", given: readyTrip(t, SettingsPatch{StartDate: ptr(MustDate("2030-05-01"))}), when: Delete{Version: 1}, thenTypes: []string{"TripDeleted"}},
 		{name: "a delete with a stale version is a conflict", given: given, when: Delete{Version: 5}, thenErr: ErrVersionConflict},
-		{name: "a deleted trip answers not found to a write", given: deleted, when: Share{Version: 2, Rand: fixedRand(1, 2, 3, 4, 5, 6)}, thenErr: ErrNotFound},
+		{name: "a deleted trip answers not found to a write", given: deleted, when: Share{Version: 2, Rand: fixedRand(twelve...)}, thenErr: ErrNotFound},
 		{name: "a deleted trip answers not found to a worker result", given: deleted, when: RecordLabels{}, thenErr: ErrNotFound},
 		{name: "a deleted trip answers not found to another delete", given: deleted, when: Delete{Version: 2}, thenErr: ErrNotFound},
 		{name: "a trip that never existed is not found", when: Delete{Version: 1}, thenErr: ErrNotFound},
@@ -89,7 +107,7 @@ func TestDuplicate(t *testing.T) {
 	t.Parallel()
 	srcEvents := readyTrip(t, SettingsPatch{AverageSpeedKmH: ptr(18.0)}, AddRestDay{Version: 1, AfterIndex: 0})
 	src := Load(testTripID, "user-1", srcEvents)
-	src = applied(src, history2(t, src, Share{Version: 2, Rand: fixedRand(1, 2, 3, 4, 5, 6)})...)
+	src = applied(src, history2(t, src, Share{Version: 2, Rand: fixedRand(twelve...)})...)
 	deletedSrc := applied(src, &eventsv1.TripDeleted{})
 	computingSrc := Load(testTripID, "user-1", history(t, uploaded(SettingsPatch{})))
 	run(t, []scenario{
@@ -148,7 +166,7 @@ func TestTwoClocks(t *testing.T) {
 		"add waypoint":         {s, AddWaypoint{Version: 1, ID: waypointID, Name: "w", Location: s.Stages[0].End}, false},
 		"analyze":              {idle, Analyze{Version: 1, AnalysisID: analysisID}, false},
 		"re-scan":              {s, RescanAccommodations{Version: 1, RadiusM: 3000}, false},
-		"share":                {s, Share{Version: 1, Rand: fixedRand(1, 2, 3, 4, 5, 6)}, false},
+		"share":                {s, Share{Version: 1, Rand: fixedRand(twelve...)}, false},
 	}
 	for name, m := range moves {
 		verb := "does not move"

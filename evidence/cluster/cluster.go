@@ -205,7 +205,10 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		Env: append(append(append([]string{}, common...), deployGC...), "ROADBOOK_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(apiPort),
 			"ROADBOOK_ADMIN_ADDR=127.0.0.1:"+strconv.Itoa(adminPort), "ROADBOOK_PUBLIC_BASE_URL=http://roadbook.evidence",
 			// As deploy/k8s runs it: page tokens keyed like every replica's.
-			"ROADBOOK_PAGE_TOKEN_KEY="+strings.Repeat("p", 40))}
+			"ROADBOOK_PAGE_TOKEN_KEY="+strings.Repeat("p", 40),
+			// As deploy/k8s runs it behind ingress-nginx: the harness is the one
+			// trusted proxy (a request without X-Forwarded-For keys on the peer).
+			"ROADBOOK_TRUSTED_PROXY_HOPS=1")}
 	replicas := "1"
 	if len(c.NATSNodes) == 3 {
 		replicas = "3"

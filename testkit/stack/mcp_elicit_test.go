@@ -34,6 +34,20 @@ func TestElicitation(t *testing.T) {
 		require.Empty(t, r["confirmationToken"])
 		ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
 	})
+	t.Run("a person who agrees to unshare again after a re-share revokes the new link, not a replay of the first", func(t *testing.T) {
+		a := ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"idempotencyKey":"eli-share-a"}`, id))
+		answer <- true
+		r := ok(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+		require.Equal(t, "done", r["status"])
+		b := ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"idempotencyKey":"eli-share-b"}`, id))
+		require.NotEqual(t, a["url"], b["url"])
+		answer <- true
+		r = ok(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+		require.Equal(t, "done", r["status"])
+		now := ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
+		require.Empty(t, now["shareUrl"], "the second agreement revoked link B")
+		asked = asked[:1]
+	})
 	t.Run("a person who agrees is the confirmation: one call deletes", func(t *testing.T) {
 		answer <- true
 		r := ok(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))

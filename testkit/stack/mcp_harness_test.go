@@ -157,6 +157,23 @@ func (h *harness) recordStages(t *testing.T, id string) {
 	testkit.ComputeStages(t, h.trips, uuid.MustParse(id))
 }
 
+// dayTrip creates a trip from the GPX fixture through s and records its
+// days, so it is ready at version 1 for the writes that need days.
+func (h *harness) dayTrip(t *testing.T, s *mcp.ClientSession) string {
+	t.Helper()
+	id := ok(t, s, "create_trip", args(t, map[string]any{"gpx": gpxFixture(t), "title": uuid.NewString()}))["tripId"].(string)
+	h.recordStages(t, id)
+	return id
+}
+
+// confirmed calls a confirmed tool twice, the second time with the token
+// its first answer offered (next), and returns the act's answer.
+func confirmed(t *testing.T, s *mcp.ClientSession, tool, arguments string) map[string]any {
+	t.Helper()
+	offer := ok(t, s, tool, arguments)
+	return ok(t, s, tool, args(t, offer["next"].(map[string]any)["arguments"].(map[string]any)))
+}
+
 // streams counts user's trip streams in the store.
 func (h *harness) streams(t *testing.T, user string) int {
 	t.Helper()

@@ -42,6 +42,77 @@ func TestCreateTripIdempotency(t *testing.T) {
 	})
 }
 
+func TestReplaysAfterOwnWrites(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	gpx := gpxFixture(t)
+
+	t.Run("create_trip with a derived key after the trip was deleted creates a new trip", func(t *testing.T) {
+		t.Parallel()
+		s := h.session(t, "recreate", nil)
+		create := args(t, map[string]any{"gpx": gpx, "title": "Again"})
+		first := ok(t, s, "create_trip", create)
+		id := first["tripId"].(string)
+		require.Equal(t, first, ok(t, s, "create_trip", create), "a retry is still the same trip")
+		h.recordStages(t, id)
+		confirmed(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+
+		second := ok(t, s, "create_trip", create)
+		require.NotEqual(t, id, second["tripId"], "not the deleted trip's id")
+		ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, second["tripId"]))
+		require.Equal(t, 1, h.streams(t, "recreate"))
+		require.Equal(t, second["tripId"], ok(t, s, "create_trip", create)["tripId"], "a retry of the new call is the new trip")
+		require.Equal(t, 1, h.streams(t, "recreate"))
+	})
+	t.Run("create_trip with an explicit key after the trip was deleted replays exactly", func(t *testing.T) {
+		t.Parallel()
+		s := h.session(t, "rekeyed", nil)
+		create := args(t, map[string]any{"gpx": gpx, "title": "Keyed", "idempotencyKey": "create-keyed-1"})
+		first := ok(t, s, "create_trip", create)
+		id := first["tripId"].(string)
+		h.recordStages(t, id)
+		confirmed(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+		require.Equal(t, first, ok(t, s, "create_trip", create), "the caller said it is one call")
+		require.Equal(t, 0, h.streams(t, "rekeyed"))
+	})
+	// revoked is user's trip whose link A (made by share, the arguments
+	// without a key) was revoked, within the derived key's window.
+	revoked := func(t *testing.T, user string) (s *mcp.ClientSession, id, share string, a map[string]any) {
+		s = h.session(t, user, nil)
+		id = h.dayTrip(t, s)
+		share = fmt.Sprintf(`{"tripId":%q,"version":1}`, id)
+		a = ok(t, s, "share_trip", share)
+		require.Equal(t, a, ok(t, s, "share_trip", share), "a retry is still link A")
+		confirmed(t, s, "unshare_trip", share)
+		return s, id, share, a
+	}
+	t.Run("share_trip with a derived key after an unshare makes a new live link", func(t *testing.T) {
+		t.Parallel()
+		s, id, share, a := revoked(t, "reshare-derived")
+		b := ok(t, s, "share_trip", share)
+		require.NotEqual(t, a["url"], b["url"], "not the revoked link")
+		require.Equal(t, b["url"], ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))["shareUrl"], "and the trip is shared")
+		require.Equal(t, b, ok(t, s, "share_trip", share), "a retry of the new call is link B")
+	})
+	t.Run("share_trip with a derived key after a re-share by other means answers the live link", func(t *testing.T) {
+		t.Parallel()
+		s, id, share, a := revoked(t, "reshare-other")
+		b := ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"idempotencyKey":"share-other-b"}`, id))
+		require.NotEqual(t, a["url"], b["url"])
+		require.Equal(t, b, ok(t, s, "share_trip", share))
+	})
+	t.Run("share_trip with an explicit key after an unshare replays exactly", func(t *testing.T) {
+		t.Parallel()
+		s := h.session(t, "reshare-keyed", nil)
+		id := h.dayTrip(t, s)
+		share := fmt.Sprintf(`{"tripId":%q,"version":1,"idempotencyKey":"share-keyed-1"}`, id)
+		a := ok(t, s, "share_trip", share)
+		confirmed(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+		require.Equal(t, a, ok(t, s, "share_trip", share), "the caller said it is one call")
+		require.Empty(t, ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))["shareUrl"])
+	})
+}
+
 func TestErrors(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -174,6 +245,46 @@ func TestConfirmation(t *testing.T) {
 		// Another tool's token does not transfer.
 		d := ok(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":%d}`, id, v))
 		fails(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":%d,"confirmationToken":%q}`, id, v, d["confirmationToken"]), "invalid_argument")
+	})
+}
+
+func TestConfirmationBindsImpact(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s := h.session(t, "reshare", nil)
+	id := h.dayTrip(t, s)
+	a := ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+	offer := ok(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+	require.Equal(t, a["url"], offer["impact"].(map[string]any)["shareLinkRevoked"])
+	tokenA := offer["confirmationToken"].(string)
+
+	t.Run("a token offered for link A does not revoke link B made after A was revoked", func(t *testing.T) {
+		// Link A revoked by another path (here: confirmed at once), then B.
+		again := ok(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+		ok(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"confirmationToken":%q,"idempotencyKey":"revoke-a-first"}`, id, again["confirmationToken"]))
+		b := ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"idempotencyKey":"share-link-b"}`, id))
+		require.NotEqual(t, a["url"], b["url"])
+
+		e := fails(t, s, "unshare_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"confirmationToken":%q}`, id, tokenA), "confirmation_required")
+		require.Contains(t, e["message"], "impact changed")
+		require.Contains(t, e["message"], "call unshare_trip again")
+		require.Equal(t, b["url"], e["impact"].(map[string]any)["shareLinkRevoked"], "the refusal shows the link the act would now revoke")
+		still := ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
+		require.Equal(t, b["url"], still["shareUrl"], "link B still works")
+
+		// The fresh token the refusal offers is bound to B's impact and acts.
+		next := e["next"].(map[string]any)
+		done := ok(t, s, "unshare_trip", args(t, next["arguments"].(map[string]any)))
+		require.Equal(t, "done", done["status"])
+		require.Equal(t, true, done["revoked"])
+	})
+	t.Run("a delete token offered before a share does not delete the trip with its new link", func(t *testing.T) {
+		d := ok(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1}`, id))
+		require.Empty(t, d["impact"].(map[string]any)["shareLinkRevoked"])
+		ok(t, s, "share_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"idempotencyKey":"share-link-c"}`, id))
+		e := fails(t, s, "delete_trip", fmt.Sprintf(`{"tripId":%q,"version":1,"confirmationToken":%q}`, id, d["confirmationToken"]), "confirmation_required")
+		require.NotEmpty(t, e["impact"].(map[string]any)["shareLinkRevoked"])
+		ok(t, s, "get_trip", fmt.Sprintf(`{"tripId":%q}`, id))
 	})
 }
 

@@ -34,6 +34,8 @@ const (
 	edgeUser = "hostile-edge"
 	ssrfUser = "hostile-ssrf"
 	injUser  = "hostile-inject"
+	// shareIndexOwner owns the share-code index streams (tripstore).
+	shareIndexOwner = "roadbook:share-index"
 )
 
 // injection is the prompt-injection text put in GPX names; marker finds it.
@@ -109,6 +111,10 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool, o
 	if cursor == "" || confirm == "" {
 		return fmt.Errorf("set-up: no cursor (%q) or confirmation token (%q)", lr.Text, dr.Text)
 	}
+	reshare := h.setUpReshare(ctx, string(small))
+	if reshare.err != nil {
+		return reshare.err
+	}
 	if err := audit.Settle(ctx, c.DatabaseURL, 3*time.Second, time.Minute); err != nil {
 		return err
 	}
@@ -130,6 +136,9 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool, o
 		{"arguments", func() { h.arguments(ctx, attTrip, aVersion) }},
 		{"tampered", func() { h.tampered(ctx, victimTrip, vVersion, attTrip, aVersion, cursor, confirm) }},
 		{"injection", func() { h.injectionCase(ctx, string(small)) }},
+		{"tokenreuse", func() { h.tokenReuse(ctx, reshare) }},
+		{"proxy", func() { h.proxyHeaders(ctx, reshare.linkB) }},
+		{"replays", func() { h.staleReplays(ctx, string(small)) }},
 	}
 	for _, g := range groups {
 		if run(g.name) {
@@ -144,7 +153,10 @@ func hostile(ctx context.Context, log *slog.Logger, results string, keep bool, o
 	if err != nil {
 		return err
 	}
-	changed := diffState(before, after, []string{edgeUser, ssrfUser, injUser})
+	// The share index (owner roadbook:share-index) gains a stream for every
+	// link anewUser makes anew; a link anyone else made would move their
+	// own trip stream, which is counted.
+	changed := diffState(before, after, []string{edgeUser, ssrfUser, injUser, anewUser, shareIndexOwner})
 	hits := c.Canary.Hits.Load() - hitsBefore
 	// The victim's trip must still be there at the version it had.
 	vr, _ := h.call(ctx, victim, "get_trip", map[string]any{"tripId": victimTrip})

@@ -350,7 +350,7 @@ func (h *hostileRun) result(changed, canaryHits int64, victimIntact bool) report
 	r.Notes = []string{buildNote(),
 		"Refused correctly = a tool error invalid_argument (not_found for another user's trip, confirmation_required/version_conflict where the token or version is wrong), or a JSON-RPC/HTTP refusal of the request; internal, unavailable or a hang is not.",
 		"gpx-edge files are real-world GPX variants: handled correctly = accepted (trip created, as user " + edgeUser + ") or refused as invalid_argument. SSRF URLs: refused, or accepted only when the stored source names a provider host — and the canary must hear nothing.",
-		"State changed is measured in PostgreSQL: per owner, streams, the sum of stream versions and tombstones, before and after; users that may legitimately create trips (" + edgeUser + ", " + ssrfUser + ", " + injUser + ") are excluded.",
+		"State changed is measured in PostgreSQL: per owner, streams, the sum of stream versions and tombstones, before and after; users that may legitimately create trips (" + edgeUser + ", " + ssrfUser + ", " + injUser + ", and " + anewUser + ", whose replays after its own delete or unshare must act anew, with the share-code index those new links are written to) are excluded.",
 	}
 	return r
 }

@@ -3,8 +3,6 @@ package apiserver
 import (
 	"net/http"
 
-	"connectrpc.com/connect"
-
 	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/services/api/sharepage"
 )
@@ -19,7 +17,7 @@ func (c *shared) browserRoutes(mux *http.ServeMux) (http.Handler, error) {
 		return nil, err
 	}
 	sharepage.New(c.planner, func(r *http.Request) string {
-		return c.clientAddr(connect.Peer{Addr: r.RemoteAddr}, r.Header)
+		return clientAddr(r.RemoteAddr, r.Header, c.cfg.TrustedProxyHops)
 	}, c.log).Register(mux)
 	mux.Handle("GET /trips/{id}/profile.svg", c.cfg.Verifier.Middleware(auth.ScopeRead, http.HandlerFunc(c.serveTripProfile)))
 	return policy(mux), nil

@@ -62,9 +62,13 @@ type Config struct {
 	// IdempotencyTTL is how long an idempotency key answers replays
 	// (default 5 min, ARCHITECTURE §4).
 	IdempotencyTTL time.Duration
-	// TrustForwardedFor makes the public rate limit key on the first
-	// X-Forwarded-For address (only behind a trusted ingress).
-	TrustForwardedFor bool
+	// TrustedProxyHops is how many reverse proxies this replica sits behind,
+	// each appending its peer's address to X-Forwarded-For (deploy/k8s:
+	// 1, ingress-nginx). The public rate limit then keys on the entry the
+	// outermost trusted proxy wrote — the TrustedProxyHops-th from the
+	// right — never on the entries left of it, which the client writes.
+	// 0 (the default) ignores the header and keys on the TCP peer.
+	TrustedProxyHops int
 	// CORS lets browser frontends on other origins call the API (default:
 	// none). See CORSConfig (cors.go).
 	CORS CORSConfig

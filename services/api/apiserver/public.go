@@ -2,8 +2,7 @@ package apiserver
 
 import (
 	"context"
-	"net"
-	"strings"
+	"net/http"
 
 	"connectrpc.com/connect"
 
@@ -19,24 +18,9 @@ type publicShareService struct{ *shared }
 
 var _ roadbookv1connect.PublicShareServiceHandler = (*publicShareService)(nil)
 
-// clientAddr is the rate-limit subject of an anonymous caller.
-func (s *shared) clientAddr(peer connect.Peer, header interface{ Get(string) string }) string {
-	if s.cfg.TrustForwardedFor {
-		if xff := header.Get("X-Forwarded-For"); xff != "" {
-			first, _, _ := strings.Cut(xff, ",")
-			return strings.TrimSpace(first)
-		}
-	}
-	host, _, err := net.SplitHostPort(peer.Addr)
-	if err != nil {
-		return peer.Addr
-	}
-	return host
-}
-
 // public resolves a code, counted against the caller's address.
-func (s *publicShareService) public(ctx context.Context, peer connect.Peer, header interface{ Get(string) string }, code string) (trip.State, error) {
-	return s.planner.SharedTrip(ctx, code, s.clientAddr(peer, header))
+func (s *publicShareService) public(ctx context.Context, peer connect.Peer, header http.Header, code string) (trip.State, error) {
+	return s.planner.SharedTrip(ctx, code, clientAddr(peer.Addr, header, s.cfg.TrustedProxyHops))
 }
 
 // cacheable marks a public answer as cacheable by browsers and CDNs.

@@ -19,6 +19,7 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
+	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/testkit/fixtures"
 	"github.com/roadbook/roadbook/tripstore"
 )
@@ -87,7 +88,7 @@ func TestAPI(t *testing.T) {
 		sh, err := shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: created.TripId, Version: rest.Msg.Version}))
 		require.NoError(t, err)
 		require.True(t, sh.Msg.VersionUnchanged)
-		require.Len(t, sh.Msg.Share.Code, 8)
+		require.Len(t, sh.Msg.Share.Code, 16)
 		pub, err := public.GetSharedTrip(ctx, connect.NewRequest(&roadbookv1.GetSharedTripRequest{Code: sh.Msg.Share.Code}))
 		require.NoError(t, err)
 		require.Equal(t, len(rest.Msg.Trip.Stages), len(pub.Msg.Trip.Stages))
@@ -167,6 +168,8 @@ func TestAPI(t *testing.T) {
 		b, err := c.CreateTripFromUrl(ctx, connect.NewRequest(req))
 		require.NoError(t, err)
 		require.Equal(t, a.Msg.TripId, b.Msg.TripId)
+		require.Empty(t, a.Header().Get(apiserver.ReplayedHeader), "the first answer is no replay")
+		require.Equal(t, "true", b.Header().Get(apiserver.ReplayedHeader), "a replay says so, for a caller that must check it is still true")
 		other := &roadbookv1.CreateTripFromUrlRequest{Url: "https://www.komoot.com/tour/456", IdempotencyKey: new("key-12345678")}
 		_, err = c.CreateTripFromUrl(ctx, connect.NewRequest(other))
 		require.Equal(t, connect.CodeAlreadyExists, connect.CodeOf(err))

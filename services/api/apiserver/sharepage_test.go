@@ -299,3 +299,35 @@ func pageHas(t *testing.T, page, want string) {
 	t.Helper()
 	require.True(t, strings.Contains(page, want), "the page lacks %q", want)
 }
+
+func TestSharePageRateLimitBehindProxy(t *testing.T) {
+	t.Parallel()
+	// Every request comes from 127.0.0.1, the "ingress"; the client
+	// addresses are what it appended to X-Forwarded-For.
+	h := newBrowserAPI(t, func(c *apiserver.Config) {
+		c.RateLimits = apiserver.DefaultRateLimits()
+		c.RateLimits.Public = apiserver.RateLimit{N: 2, Window: time.Hour}
+		c.TrustedProxyHops = 1
+	})
+	tr := h.plannedTrip(t, "ann", "behind a proxy", 0, true)
+	status := func(xff string) int {
+		resp, _ := h.get(t, "/s/"+tr.code, "X-Forwarded-For", xff)
+		return resp.StatusCode
+	}
+
+	t.Run("a client spoofing new left-most entries stays in its own bucket", func(t *testing.T) {
+		require.Equal(t, http.StatusOK, status("198.51.100.1, 203.0.113.7"))
+		require.Equal(t, http.StatusOK, status("198.51.100.2, 203.0.113.7"))
+		require.Equal(t, http.StatusTooManyRequests, status("198.51.100.3, 203.0.113.7"))
+		require.Equal(t, http.StatusTooManyRequests, status("203.0.113.8, 203.0.113.7"))
+	})
+	t.Run("another client behind the same proxy has a bucket of its own", func(t *testing.T) {
+		require.Equal(t, http.StatusOK, status("203.0.113.99"))
+		public := roadbookv1connect.NewPublicShareServiceClient(h.http, h.url)
+		req := connect.NewRequest(&roadbookv1.GetSharedTripRequest{Code: tr.code})
+		req.Header().Set("X-Forwarded-For", "203.0.113.7, 203.0.113.99")
+		_, err := public.GetSharedTrip(context.Background(), req)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusTooManyRequests, status("203.0.113.99"))
+	})
+}

@@ -29,7 +29,7 @@ func (s *shareService) ShareTrip(ctx context.Context, req *connect.Request[roadb
 func (s *shareService) UnshareTrip(ctx context.Context, req *connect.Request[roadbookv1.UnshareTripRequest]) (*connect.Response[roadbookv1.UnshareTripResponse], error) {
 	m, v := req.Msg, s.view()
 	return write(ctx, s.shared, req, m.IdempotencyKey, m.ValidateOnly, func(w planner.Write) (planner.Outcome, error) {
-		return s.planner.Change(ctx, w, m.TripId, trip.Unshare{Version: m.Version})
+		return s.planner.Change(ctx, w, m.TripId, trip.Unshare{Version: m.Version, Code: m.GetShareCode()})
 	}, func(o planner.Outcome) *roadbookv1.UnshareTripResponse {
 		version, _, impact := v.versions(o, m.Version)
 		return &roadbookv1.UnshareTripResponse{Version: version, VersionUnchanged: true, Impact: impact, Revoked: !o.Preview}

@@ -2,13 +2,19 @@ package apiserver_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"connectrpc.com/connect"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/roadbook/roadbook/eventstore"
+	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 func TestShareService(t *testing.T) {
@@ -67,4 +73,83 @@ func sumStages(d *roadbookv1.TripDigest) float64 {
 		total += s.DistanceM
 	}
 	return total
+}
+
+func TestShareCodeLength(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHarness(t, generousLimits)
+	c := h.as(t, "oldtimer", nil)
+	anon := roadbookv1connect.NewPublicShareServiceClient(h.http, h.url)
+
+	t.Run("a new link has a 16-character code, 96 bits", func(t *testing.T) {
+		t.Parallel()
+		d := h.readyTrip(t, c)
+		sh, err := c.shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: d.TripId, Version: d.Version}))
+		require.NoError(t, err)
+		require.Regexp(t, `^[A-Za-z0-9_-]{16}$`, sh.Msg.Share.Code)
+		_, err = anon.GetSharedTrip(ctx, connect.NewRequest(&roadbookv1.GetSharedTripRequest{Code: sh.Msg.Share.Code}))
+		require.NoError(t, err)
+	})
+
+	t.Run("a link made when codes had 8 characters keeps working until it is revoked", func(t *testing.T) {
+		t.Parallel()
+		d := h.readyTrip(t, c)
+		const old = "0ldL1nk_"
+		id := uuid.MustParse(d.TripId)
+		// What IndexShareCode and a 6-byte Share recorded before codes grew.
+		_, err := h.store.Append(ctx, eventstore.AppendRequest{Stream: "share-" + old, Expected: eventstore.NoStream(), Owner: "roadbook:share-index",
+			Events: []eventstore.NewEvent{{Payload: wrapperspb.String(d.TripId)}}})
+		require.NoError(t, err)
+		_, err = h.store.Append(ctx, eventstore.AppendRequest{Stream: tripstore.StreamID(id), Expected: eventstore.Exact(h.streamVersion(t, d.TripId)), Owner: "oldtimer",
+			Events: []eventstore.NewEvent{{Payload: &eventsv1.TripShared{ShareCode: old}, Metadata: eventstore.Metadata{Actor: "oldtimer"}}}})
+		require.NoError(t, err)
+
+		got, err := anon.GetSharedTrip(ctx, connect.NewRequest(&roadbookv1.GetSharedTripRequest{Code: old}))
+		require.NoError(t, err)
+		require.Len(t, got.Msg.Trip.Stages, len(d.Stages))
+		page, err := h.http.Get(h.url + "/s/" + old)
+		require.NoError(t, err)
+		require.NoError(t, page.Body.Close())
+		require.Equal(t, http.StatusOK, page.StatusCode)
+		mine, err := c.shares.GetShare(ctx, connect.NewRequest(&roadbookv1.GetShareRequest{TripId: d.TripId}))
+		require.NoError(t, err)
+		require.Equal(t, old, mine.Msg.Share.Code)
+
+		_, err = c.shares.UnshareTrip(ctx, connect.NewRequest(&roadbookv1.UnshareTripRequest{TripId: d.TripId, Version: d.Version}))
+		require.NoError(t, err)
+		_, err = anon.GetSharedTrip(ctx, connect.NewRequest(&roadbookv1.GetSharedTripRequest{Code: old}))
+		require.Equal(t, connect.CodeNotFound, connect.CodeOf(err))
+		again, err := c.shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: d.TripId, Version: d.Version}))
+		require.NoError(t, err)
+		require.Len(t, again.Msg.Share.Code, 16)
+	})
+}
+
+func TestUnshareNamedLink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHarness(t, generousLimits)
+	c := h.as(t, "namer", nil)
+	d := h.readyTrip(t, c)
+	share := func() string {
+		sh, err := c.shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: d.TripId, Version: d.Version}))
+		require.NoError(t, err)
+		return sh.Msg.Share.Code
+	}
+	unshare := func(code *string) error {
+		_, err := c.shares.UnshareTrip(ctx, connect.NewRequest(&roadbookv1.UnshareTripRequest{TripId: d.TripId, Version: d.Version, ShareCode: code}))
+		return err
+	}
+	a := share()
+	require.NoError(t, unshare(&a), "the link named is the active one")
+	b := share()
+
+	err := unshare(&a)
+	require.Equal(t, connect.CodeAlreadyExists, connect.CodeOf(err), "link A is no longer the active one")
+	require.Equal(t, roadbookv1.Code_CODE_CONFLICT, errorInfo(t, err).Code)
+	got, err := c.shares.GetShare(ctx, connect.NewRequest(&roadbookv1.GetShareRequest{TripId: d.TripId}))
+	require.NoError(t, err)
+	require.Equal(t, b, got.Msg.Share.Code, "link B was not revoked")
+	require.NoError(t, unshare(nil), "without a code the active link is revoked, as before")
 }

@@ -42,8 +42,17 @@ func write[Res any, PR interface {
 	if err := proto.Unmarshal(o.Answer, PR(first)); err != nil {
 		return nil, s.fail(ctx, err)
 	}
-	return connect.NewResponse(first), nil
+	resp := connect.NewResponse(first)
+	resp.Header().Set(ReplayedHeader, "true")
+	return resp, nil
 }
+
+// ReplayedHeader marks an answer that is a replay of an idempotency key's
+// first answer, not the result of acting now. The body is the first answer
+// byte for byte; a caller that derived the key itself (the MCP service)
+// reads the mark to check that the first answer is still true before
+// handing it on.
+const ReplayedHeader = "Idempotency-Replayed"
 
 // idemKey is the request's key field, else the Idempotency-Key header.
 func idemKey(field *string, header http.Header) string {

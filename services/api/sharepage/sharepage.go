@@ -161,7 +161,8 @@ func splitExt(file string) (string, string) {
 }
 
 // validShareCode accepts the base64url alphabet only (codes are
-// trip.ShareCodeBytes random bytes, 8 characters); anything else is not
+// trip.ShareCodeBytes random bytes, 16 characters, or 8 for
+// links made before); anything else is not
 // found without a store read.
 func validShareCode(code string) bool {
 	if code == "" || len(code) > 64 {

@@ -70,10 +70,15 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	adminAddr := fs.String("admin-addr", "127.0.0.1:9091", "listen address of /metrics, gRPC reflection and the probes, kept off the public port ($ROADBOOK_ADMIN_ADDR)")
 	pageKey := envflag.Secret(fs, "page-token-key", "HMAC key of ListTrips page tokens, >= 32 bytes, the same on every replica; empty: a random key per process, so a page token only works on the replica that issued it ($ROADBOOK_PAGE_TOKEN_KEY)")
 	allowExample := registerAllowExample(fs)
+	hops := fs.Int("trusted-proxy-hops", 0, "reverse proxies in front of the API, each appending to X-Forwarded-For; public share reads "+
+		"are limited per the address the outermost one saw (the Nth entry from the right); 0: per TCP peer, the header ignored ($ROADBOOK_TRUSTED_PROXY_HOPS)")
 	var pf plannerFlags
 	pf.register(fs, true)
 	if err := envflag.Parse(fs, args); err != nil {
 		return err
+	}
+	if *hops < 0 {
+		return errors.New("--trusted-proxy-hops must be 0 or more")
 	}
 	app, err := planner.Handler(pf.config(*issuer))
 	if err != nil {
@@ -131,7 +136,7 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	defer nc.Close()
 	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: *baseURL,
-		Logger: log, Registry: processRegistry(), TracerProvider: tr.Provider, PageTokenKey: pageTokens})
+		TrustedProxyHops: *hops, Logger: log, Registry: processRegistry(), TracerProvider: tr.Provider, PageTokenKey: pageTokens})
 	if err != nil {
 		return err
 	}

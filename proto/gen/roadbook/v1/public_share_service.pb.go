@@ -558,13 +558,13 @@ const file_roadbook_v1_public_share_service_proto_rawDesc = "" +
 	"\bascent_m\x18\x03 \x01(\x01R\aascentM\x12\x1b\n" +
 	"\tdescent_m\x18\x04 \x01(\x01R\bdescentM\x12'\n" +
 	"\x0felevation_known\x18\x05 \x01(\bR\x0eelevationKnown\x120\n" +
-	"\x06stages\x18\x06 \x03(\v2\x18.roadbook.v1.SharedStageR\x06stages\"E\n" +
-	"\x14GetSharedTripRequest\x12-\n" +
-	"\x04code\x18\x01 \x01(\tB\x19\xbaH\x16r\x142\x12^[A-Za-z0-9_-]{8}$R\x04code\"D\n" +
+	"\x06stages\x18\x06 \x03(\v2\x18.roadbook.v1.SharedStageR\x06stages\"X\n" +
+	"\x14GetSharedTripRequest\x12@\n" +
+	"\x04code\x18\x01 \x01(\tB,\xbaH)r'2%^[A-Za-z0-9_-]{8}([A-Za-z0-9_-]{8})?$R\x04code\"D\n" +
 	"\x15GetSharedTripResponse\x12+\n" +
-	"\x04trip\x18\x01 \x01(\v2\x17.roadbook.v1.SharedTripR\x04trip\"\xc6\x01\n" +
-	"\x15GetSharedRouteRequest\x12-\n" +
-	"\x04code\x18\x01 \x01(\tB\x19\xbaH\x16r\x142\x12^[A-Za-z0-9_-]{8}$R\x04code\x12.\n" +
+	"\x04trip\x18\x01 \x01(\v2\x17.roadbook.v1.SharedTripR\x04trip\"\xd9\x01\n" +
+	"\x15GetSharedRouteRequest\x12@\n" +
+	"\x04code\x18\x01 \x01(\tB,\xbaH)r'2%^[A-Za-z0-9_-]{8}([A-Za-z0-9_-]{8})?$R\x04code\x12.\n" +
 	"\vstage_index\x18\x02 \x01(\rB\b\xbaH\x05*\x03\x18\xe7\aH\x00R\n" +
 	"stageIndex\x88\x01\x01\x12/\n" +
 	"\n" +
@@ -572,9 +572,9 @@ const file_roadbook_v1_public_share_service_proto_rawDesc = "" +
 	"\f_stage_indexB\r\n" +
 	"\v_max_points\"P\n" +
 	"\x16GetSharedRouteResponse\x126\n" +
-	"\bgeometry\x18\x01 \x01(\v2\x1a.roadbook.v1.RouteGeometryR\bgeometry\"\xc9\x01\n" +
-	"\x17ExportSharedTripRequest\x12-\n" +
-	"\x04code\x18\x01 \x01(\tB\x19\xbaH\x16r\x142\x12^[A-Za-z0-9_-]{8}$R\x04code\x12?\n" +
+	"\bgeometry\x18\x01 \x01(\v2\x1a.roadbook.v1.RouteGeometryR\bgeometry\"\xdc\x01\n" +
+	"\x17ExportSharedTripRequest\x12@\n" +
+	"\x04code\x18\x01 \x01(\tB,\xbaH)r'2%^[A-Za-z0-9_-]{8}([A-Za-z0-9_-]{8})?$R\x04code\x12?\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x19.roadbook.v1.ExportFormatB\f\xbaH\t\x82\x01\x06\x10\x01\x18\x01\x18\x02R\x06format\x12.\n" +
 	"\vstage_index\x18\x03 \x01(\rB\b\xbaH\x05*\x03\x18\xe7\aH\x00R\n" +
 	"stageIndex\x88\x01\x01B\x0e\n" +

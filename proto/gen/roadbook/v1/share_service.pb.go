@@ -161,8 +161,13 @@ type UnshareTripRequest struct {
 	ValidateOnly bool `protobuf:"varint,3,opt,name=validate_only,json=validateOnly,proto3" json:"validate_only,omitempty"`
 	// Replays within 5 minutes with the same key answer the first answer.
 	IdempotencyKey *string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3,oneof" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The code of the link the caller means to revoke (the one an impact
+	// showed). When set and the trip's active link is another — shared again
+	// since, which does not move the version — the call is refused with
+	// conflict and nothing is revoked.
+	ShareCode     *string `protobuf:"bytes,5,opt,name=share_code,json=shareCode,proto3,oneof" json:"share_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UnshareTripRequest) Reset() {
@@ -219,6 +224,13 @@ func (x *UnshareTripRequest) GetValidateOnly() bool {
 func (x *UnshareTripRequest) GetIdempotencyKey() string {
 	if x != nil && x.IdempotencyKey != nil {
 		return *x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *UnshareTripRequest) GetShareCode() string {
+	if x != nil && x.ShareCode != nil {
+		return *x.ShareCode
 	}
 	return ""
 }
@@ -401,13 +413,16 @@ const file_roadbook_v1_share_service_proto_rawDesc = "" +
 	"\x11ShareTripResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12+\n" +
 	"\x11version_unchanged\x18\x02 \x01(\bR\x10versionUnchanged\x12,\n" +
-	"\x05share\x18\x03 \x01(\v2\x16.roadbook.v1.ShareLinkR\x05share\"\xe0\x01\n" +
+	"\x05share\x18\x03 \x01(\v2\x16.roadbook.v1.ShareLinkR\x05share\"\xc1\x02\n" +
 	"\x12UnshareTripRequest\x12!\n" +
 	"\atrip_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\x06tripId\x12!\n" +
 	"\aversion\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x01R\aversion\x12#\n" +
 	"\rvalidate_only\x18\x03 \x01(\bR\fvalidateOnly\x12K\n" +
-	"\x0fidempotency_key\x18\x04 \x01(\tB\x1d\xbaH\x1ar\x182\x16^[A-Za-z0-9_-]{8,128}$H\x00R\x0eidempotencyKey\x88\x01\x01B\x12\n" +
-	"\x10_idempotency_key\"\xa3\x01\n" +
+	"\x0fidempotency_key\x18\x04 \x01(\tB\x1d\xbaH\x1ar\x182\x16^[A-Za-z0-9_-]{8,128}$H\x00R\x0eidempotencyKey\x88\x01\x01\x12P\n" +
+	"\n" +
+	"share_code\x18\x05 \x01(\tB,\xbaH)r'2%^[A-Za-z0-9_-]{8}([A-Za-z0-9_-]{8})?$H\x01R\tshareCode\x88\x01\x01B\x12\n" +
+	"\x10_idempotency_keyB\r\n" +
+	"\v_share_code\"\xa3\x01\n" +
 	"\x13UnshareTripResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12+\n" +
 	"\x11version_unchanged\x18\x02 \x01(\bR\x10versionUnchanged\x12+\n" +

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"connectrpc.com/connect"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/proto"
 
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/services/mcp/internal/seal"
@@ -23,15 +26,35 @@ const confirmPurpose = "roadbook-mcp/confirmation/v1"
 
 // guarantee is what a confirmation by token does and does not mean, said in
 // every answer that carries one (ADR-080 §9, docs/design/adr/080-mcp-tools.md).
-const guarantee = "A confirmation token guarantees only that this impact was shown in the transcript and that the second call " +
-	"carries exactly the same arguments on the same trip version; it does not mean a person agreed. Ask the person before using it."
+const guarantee = "A confirmation token guarantees only that this impact was shown in the transcript, that the second call " +
+	"carries exactly the same arguments on the same trip version, and that the impact is still this one when it acts (otherwise it is refused); " +
+	"it does not mean a person agreed. Ask the person before using it."
 
-// confirmClaims is what a confirmation token binds.
+// confirmClaims is what a confirmation token binds. Impact is the digest
+// of the impact the token was offered with: a version alone does not pin
+// what the act destroys (sharing again does not move the version, so an
+// unshare token would revoke a link whose impact was never shown).
 type confirmClaims struct {
 	User    string `json:"u"`
 	Tool    string `json:"t"`
 	Args    string `json:"a"`
 	Version int64  `json:"v"`
+	Impact  string `json:"i"`
+	// Link is the share link the impact showed would stop working, which
+	// the act names so that it revokes that link or nothing.
+	Link string `json:"l,omitempty"`
+}
+
+// impactDigest is what a token binds of an impact: its deterministic wire
+// bytes, hashed. Any replica computes the same digest from the same trip
+// state, so the token stays verifiable without a shared store.
+func impactDigest(imp *roadbookv1.Impact) (string, error) {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(imp)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
 }
 
 // confirmOut is the answer of the three confirmed tools.
@@ -58,14 +81,17 @@ type confirmable struct {
 	token       *string
 	explicitKey *string
 	impact      func(ctx context.Context, version int64) (*roadbookv1.Impact, int64, error)
-	act         func(ctx context.Context, version int64, key *string) (confirmOut, error)
+	// act acts at version under key; link is the share link the confirmed
+	// impact showed would stop working ("" for none).
+	act func(ctx context.Context, version int64, key *string, link string) (confirmOut, error)
 }
 
 // confirmFlow runs the two-step confirmation of MCP §7: without a token,
 // the impact and (where the client can ask its person) a direct question,
 // else a token; with a token, the act — only if the arguments are the ones
-// the token was issued for and the trip is still at the version the impact
-// described, otherwise a refusal with a fresh impact.
+// the token was issued for, the trip is still at the version the impact
+// described and the impact computed now is the one the token was offered
+// with, otherwise a refusal with a fresh impact.
 func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, error) {
 	digest, err := c.argDigest("confirmationToken", "idempotencyKey")
 	if err != nil {
@@ -80,11 +106,15 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 			if !yes {
 				return confirmOut{Status: "declined", TripID: x.tripID, Version: v, Impact: impactOut(imp), ConfirmedBy: "person"}, nil
 			}
-			key, err := c.idempotencyKey(x.explicitKey)
+			shown, err := impactDigest(imp)
 			if err != nil {
 				return confirmOut{}, err
 			}
-			out, err := x.act(ctx, v, key)
+			key, err := c.idempotencyKey(x.explicitKey, shown)
+			if err != nil {
+				return confirmOut{}, err
+			}
+			out, err := x.act(ctx, v, key, imp.GetShareLinkRevoked())
 			if err != nil {
 				return confirmOut{}, err
 			}
@@ -102,11 +132,14 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 	case cl.Args != digest:
 		return confirmOut{}, invalid("confirmationToken", "the arguments differ from the ones the confirmation token was issued for; nothing was done: call "+c.tool.Name+" without confirmationToken to see the impact of these arguments")
 	}
-	key, err := c.idempotencyKey(x.explicitKey)
+	if err := c.sameImpact(ctx, x, cl); err != nil {
+		return confirmOut{}, err
+	}
+	key, err := c.idempotencyKey(x.explicitKey, cl.Impact)
 	if err != nil {
 		return confirmOut{}, err
 	}
-	out, err := x.act(ctx, cl.Version, key)
+	out, err := x.act(ctx, cl.Version, key, cl.Link)
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		if e := fromAPI(ce, c.tool); e.Code == CodeVersionConflict && e.CurrentVersion != nil {
@@ -118,6 +151,44 @@ func (c *call) confirmFlow(ctx context.Context, x confirmable) (confirmOut, erro
 	}
 	out.Status, out.ConfirmedBy, out.Guarantee = "done", "token", guarantee
 	return out, nil
+}
+
+// sameImpact recomputes the impact the token's act would have and refuses
+// the token when it is not the impact the token was offered with — the
+// trip shared again since, say, so the link the act would revoke is not the
+// one the person saw. The refusal carries the impact now and a fresh token.
+// A trip that moved is moved's refusal; a trip or link that is gone lets
+// the act answer (a retry of a confirmed call replays its first answer
+// within the idempotency window, and is not found after it).
+func (c *call) sameImpact(ctx context.Context, x confirmable, cl confirmClaims) error {
+	imp, v, err := x.impact(ctx, cl.Version)
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		switch e := fromAPI(ce, c.tool); {
+		case e.Code == CodeVersionConflict && e.CurrentVersion != nil:
+			return c.moved(ctx, x, *e.CurrentVersion)
+		case e.Code == CodeNotFound:
+			return nil
+		}
+	}
+	if err != nil {
+		return err
+	}
+	now, err := impactDigest(imp)
+	if err != nil {
+		return err
+	}
+	if now == cl.Impact {
+		return nil
+	}
+	offer, err := c.offerToken(x.tripID, v, cl.Args, imp, nil)
+	if err != nil {
+		return err
+	}
+	return &Error{Code: CodeConfirmationRequired, CurrentVersion: &v, Impact: offer.Impact, Next: offer.Next,
+		Message: "the impact changed since this confirmationToken was issued (for instance the trip was shared again, so another link would be revoked); " +
+			"nothing was done and the token cannot be used. Show the new impact to the person and, if they still want it, call " + c.tool.Name +
+			" again with the new confirmationToken (or without one for a fresh impact)"}
 }
 
 // moved refuses a confirmed call whose trip changed since the impact was
@@ -147,10 +218,15 @@ func (c *call) moved(ctx context.Context, x confirmable, current int64) error {
 }
 
 // offerToken answers "confirm this": the impact and a token bound to the
-// caller, the tool, the argument digest and the version.
+// caller, the tool, the argument digest, the version and the impact.
 func (c *call) offerToken(tripID string, version int64, digest string, imp *roadbookv1.Impact, args map[string]any) (confirmOut, error) {
 	exp := c.env.Clock().Add(confirmationTTL)
-	tok, err := c.env.Confirmations.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version}, exp)
+	shown, err := impactDigest(imp)
+	if err != nil {
+		return confirmOut{}, err
+	}
+	tok, err := c.env.Confirmations.Seal(confirmPurpose, confirmClaims{User: c.caller.UserID, Tool: c.tool.Name, Args: digest, Version: version, Impact: shown,
+		Link: imp.GetShareLinkRevoked()}, exp)
 	if err != nil {
 		return confirmOut{}, err
 	}
@@ -266,7 +342,7 @@ func updateTripSettings() Tool {
 				}
 				return r.Msg.GetImpact(), r.Msg.GetVersion(), nil
 			},
-			act: func(ctx context.Context, v int64, key *string) (confirmOut, error) {
+			act: func(ctx context.Context, v int64, key *string, _ string) (confirmOut, error) {
 				r, err := c.env.API.Trips.UpdateTripSettings(ctx, connect.NewRequest(req(v, false, key)))
 				if err != nil {
 					return confirmOut{}, err
@@ -313,8 +389,14 @@ func unshareTrip() Tool {
 				}
 				return r.Msg.GetImpact(), r.Msg.GetVersion(), nil
 			},
-			act: func(ctx context.Context, v int64, key *string) (confirmOut, error) {
-				r, err := sh.UnshareTrip(ctx, connect.NewRequest(&roadbookv1.UnshareTripRequest{TripId: in.TripID, Version: v, IdempotencyKey: key}))
+			act: func(ctx context.Context, v int64, key *string, link string) (confirmOut, error) {
+				// The act revokes the link the person saw or nothing: a
+				// re-share since is refused by the API, not revoked.
+				var code *string
+				if i := strings.LastIndex(link, "/s/"); i >= 0 {
+					code = new(link[i+3:])
+				}
+				r, err := sh.UnshareTrip(ctx, connect.NewRequest(&roadbookv1.UnshareTripRequest{TripId: in.TripID, Version: v, IdempotencyKey: key, ShareCode: code}))
 				if err != nil {
 					return confirmOut{}, err
 				}
@@ -351,7 +433,7 @@ func deleteTrip() Tool {
 				}
 				return r.Msg.GetImpact(), r.Msg.GetVersion(), nil
 			},
-			act: func(ctx context.Context, v int64, key *string) (confirmOut, error) {
+			act: func(ctx context.Context, v int64, key *string, _ string) (confirmOut, error) {
 				r, err := tr.DeleteTrip(ctx, connect.NewRequest(&roadbookv1.DeleteTripRequest{TripId: in.TripID, Version: v, IdempotencyKey: key}))
 				if err != nil {
 					return confirmOut{}, err

@@ -16,8 +16,11 @@ const idempotencyWindowSeconds = 300
 // derived from (user, tool, RFC 8785 canonical arguments, 5-minute window
 // of the injectable clock): a retry with reordered keys is the same call.
 // Windows are aligned buckets, so a retry straddling a boundary is a new
-// call — the price of needing no store.
-func (c *call) idempotencyKey(explicit *string) (*string, error) {
+// call — the price of needing no store. bind adds what else makes two calls
+// one: a confirmed act binds the impact it acts on, so the same arguments
+// confirmed again over another impact (a link shared again since) are a
+// new call, never a replay of the first act.
+func (c *call) idempotencyKey(explicit *string, bind ...string) (*string, error) {
 	if explicit != nil {
 		return explicit, nil
 	}
@@ -26,7 +29,11 @@ func (c *call) idempotencyKey(explicit *string) (*string, error) {
 		return nil, err
 	}
 	window := c.env.Clock().Unix() / idempotencyWindowSeconds
-	k := canonical.Digest([]byte("roadbook-mcp/idempotency/v1"), []byte(c.caller.UserID), []byte(c.tool.Name), canon, []byte(strconv.FormatInt(window, 10)))
+	parts := [][]byte{[]byte("roadbook-mcp/idempotency/v1"), []byte(c.caller.UserID), []byte(c.tool.Name), canon, []byte(strconv.FormatInt(window, 10))}
+	for _, b := range bind {
+		parts = append(parts, []byte(b))
+	}
+	k := canonical.Digest(parts...)
 	return &k, nil
 }
 

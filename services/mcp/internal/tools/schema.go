@@ -38,7 +38,8 @@ func versionSchema(s *jsonschema.Schema) {
 func idempotencySchema(s *jsonschema.Schema) {
 	p := prop(s, "idempotencyKey")
 	p.Pattern = "^[A-Za-z0-9_-]{8,128}$"
-	p.Description = "optional; leave it out: Roadbook derives one from your arguments, so a retry within 5 minutes answers the first answer instead of acting twice"
+	p.Description = "optional; leave it out: Roadbook derives one from your arguments, so a retry within 5 minutes answers the first answer instead of acting twice " +
+		"(unless your own later write made that answer false: then it acts anew). A key you send is replayed exactly, whatever happened since"
 }
 
 // stageIndexSchema constrains a 0-based stage index.

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"net/http"
 
 	"connectrpc.com/connect"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -44,7 +45,8 @@ func createTrip() Tool {
 		description: "Creates a trip from exactly one of sourceUrl (a Komoot tour or collection, Strava route or RideWithGPS route link) " +
 			"or gpx (the GPX document itself, inline, at most 4 MiB). Answers at once with the trip id, version 1 and status computing: " +
 			"the route import and the day split run in the background. Do not wait in this call: follow next (get_trip after a few seconds) " +
-			"until partial is false. Retrying the same call within 5 minutes returns the same trip rather than a second one.",
+			"until partial is false. Retrying the same call within 5 minutes returns the same trip rather than a second one; " +
+			"if that trip was deleted since, the call creates a new one (with an explicit idempotencyKey it answers the first answer exactly).",
 		input: func(s *jsonschema.Schema) {
 			u := prop(s, "sourceUrl")
 			u.MaxLength, u.Description = intp(2048), "https link to a Komoot tour or collection, a Strava route or a RideWithGPS route; leave out when sending gpx"
@@ -71,28 +73,43 @@ func createTrip() Tool {
 		if in.Title != nil {
 			title = *in.Title
 		}
-		var (
-			id      string
-			version int64
-			status  roadbookv1.TripStatus
-			next    *roadbookv1.NextCall
-		)
-		if in.SourceURL != nil {
-			resp, err := c.env.API.Trips.CreateTripFromUrl(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUrlRequest{
-				Url: *in.SourceURL, Title: title, Settings: in.Settings.pb(), IdempotencyKey: key}))
-			if err != nil {
-				return createTripOut{}, err
+		create := func(key *string) (*roadbookv1.CreateTripFromUploadResponse, http.Header, error) {
+			if in.SourceURL != nil {
+				resp, err := c.env.API.Trips.CreateTripFromUrl(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUrlRequest{
+					Url: *in.SourceURL, Title: title, Settings: in.Settings.pb(), IdempotencyKey: key}))
+				if err != nil {
+					return nil, nil, err
+				}
+				m := resp.Msg
+				return &roadbookv1.CreateTripFromUploadResponse{TripId: m.GetTripId(), Version: m.GetVersion(), Status: m.GetStatus(), Next: m.GetNext()}, resp.Header(), nil
 			}
-			id, version, status, next = resp.Msg.GetTripId(), resp.Msg.GetVersion(), resp.Msg.GetStatus(), resp.Msg.GetNext()
-		} else {
 			resp, err := c.env.API.Trips.CreateTripFromUpload(ctx, connect.NewRequest(&roadbookv1.CreateTripFromUploadRequest{
 				Filename: "route.gpx", ContentType: "application/gpx+xml", Content: []byte(*in.GPX),
 				Title: title, Settings: in.Settings.pb(), IdempotencyKey: key}))
 			if err != nil {
+				return nil, nil, err
+			}
+			return resp.Msg, resp.Header(), nil
+		}
+		var created *roadbookv1.CreateTripFromUploadResponse
+		for attempt := 0; ; attempt++ {
+			var header http.Header
+			if created, header, err = create(key); err != nil {
 				return createTripOut{}, err
 			}
-			id, version, status, next = resp.Msg.GetTripId(), resp.Msg.GetVersion(), resp.Msg.GetStatus(), resp.Msg.GetNext()
+			if !staleReplay(in.IdempotencyKey, header, attempt) {
+				break
+			}
+			gone, err := c.tripGone(ctx, created.GetTripId())
+			if err != nil {
+				return createTripOut{}, err
+			}
+			if !gone {
+				break
+			}
+			key = superseded(key, created.GetTripId())
 		}
+		id, version, status, next := created.GetTripId(), created.GetVersion(), created.GetStatus(), created.GetNext()
 		out := createTripOut{TripID: id, Version: version, Status: statusName(status),
 			Next: getTripNext(id, "the route is being imported and cut into days")}
 		if next.GetTool() == "get_trip" {
@@ -299,7 +316,9 @@ func shareTrip() Tool {
 		annotations: writing("Share a trip", false, false),
 		description: "Creates the trip's public read-only link and returns its address and the addresses of its GPX and FIT downloads. " +
 			"Give the person these addresses; never fetch or paste the file. A trip has at most one link: sharing again answers conflict " +
-			"(get_trip shows the current shareUrl). Revoke with unshare_trip. Does not move the version.",
+			"(get_trip shows the current shareUrl). Revoke with unshare_trip. Does not move the version. " +
+			"Retrying within 5 minutes answers the same link while it is live; after an unshare_trip it makes a new link (and answers the live link " +
+			"if there is one) — only an explicit idempotencyKey replays the first answer exactly.",
 		input: func(s *jsonschema.Schema) {
 			tripIDSchema(s)
 			versionSchema(s)
@@ -310,11 +329,27 @@ func shareTrip() Tool {
 		if err != nil {
 			return shareTripOut{}, err
 		}
-		resp, err := c.env.API.Shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: in.TripID, Version: in.Version, IdempotencyKey: key}))
-		if err != nil {
-			return shareTripOut{}, err
+		for attempt := 0; ; attempt++ {
+			resp, err := c.env.API.Shares.ShareTrip(ctx, connect.NewRequest(&roadbookv1.ShareTripRequest{TripId: in.TripID, Version: in.Version, IdempotencyKey: key}))
+			if err != nil {
+				return shareTripOut{}, err
+			}
+			sh := resp.Msg.GetShare()
+			out := func(sh *roadbookv1.ShareLink) shareTripOut {
+				return shareTripOut{TripID: in.TripID, Version: resp.Msg.GetVersion(), URL: sh.GetUrl(), GPXURL: sh.GetGpxUrl(), FITURL: sh.GetFitUrl()}
+			}
+			if !staleReplay(in.IdempotencyKey, resp.Header(), attempt) {
+				return out(sh), nil
+			}
+			// The replayed link must still be the trip's live one.
+			now, err := c.env.API.Shares.GetShare(ctx, connect.NewRequest(&roadbookv1.GetShareRequest{TripId: in.TripID}))
+			if err != nil {
+				return shareTripOut{}, err
+			}
+			if live := now.Msg.GetShare(); live != nil {
+				return out(live), nil
+			}
+			key = superseded(key, sh.GetCode())
 		}
-		sh := resp.Msg.GetShare()
-		return shareTripOut{TripID: in.TripID, Version: resp.Msg.GetVersion(), URL: sh.GetUrl(), GPXURL: sh.GetGpxUrl(), FITURL: sh.GetFitUrl()}, nil
 	})
 }

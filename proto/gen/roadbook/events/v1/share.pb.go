@@ -26,7 +26,8 @@ const (
 // move the trip version.
 type TripShared struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// 8-character code from [A-Za-z0-9_-] (≥ 48 bits of randomness).
+	// 16-character code from [A-Za-z0-9_-] (96 bits of randomness); links
+	// made before issue 18 have 8 characters (48 bits) and keep working.
 	ShareCode     string `protobuf:"bytes,1,opt,name=share_code,json=shareCode,proto3" json:"share_code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -120,14 +121,14 @@ var File_roadbook_events_v1_share_proto protoreflect.FileDescriptor
 
 const file_roadbook_events_v1_share_proto_rawDesc = "" +
 	"\n" +
-	"\x1eroadbook/events/v1/share.proto\x12\x12roadbook.events.v1\x1a\x1bbuf/validate/validate.proto\"F\n" +
+	"\x1eroadbook/events/v1/share.proto\x12\x12roadbook.events.v1\x1a\x1bbuf/validate/validate.proto\"Y\n" +
 	"\n" +
-	"TripShared\x128\n" +
+	"TripShared\x12K\n" +
 	"\n" +
-	"share_code\x18\x01 \x01(\tB\x19\xbaH\x16r\x142\x12^[A-Za-z0-9_-]{8}$R\tshareCode\"H\n" +
-	"\fTripUnshared\x128\n" +
+	"share_code\x18\x01 \x01(\tB,\xbaH)r'2%^[A-Za-z0-9_-]{8}([A-Za-z0-9_-]{8})?$R\tshareCode\"[\n" +
+	"\fTripUnshared\x12K\n" +
 	"\n" +
-	"share_code\x18\x01 \x01(\tB\x19\xbaH\x16r\x142\x12^[A-Za-z0-9_-]{8}$R\tshareCodeB\xd2\x01\n" +
+	"share_code\x18\x01 \x01(\tB,\xbaH)r'2%^[A-Za-z0-9_-]{8}([A-Za-z0-9_-]{8})?$R\tshareCodeB\xd2\x01\n" +
 	"\x16com.roadbook.events.v1B\n" +
 	"ShareProtoP\x01ZBgithub.com/roadbook/roadbook/proto/gen/roadbook/events/v1;eventsv1\xa2\x02\x03REX\xaa\x02\x12Roadbook.Events.V1\xca\x02\x12Roadbook\\Events\\V1\xe2\x02\x1eRoadbook\\Events\\V1\\GPBMetadata\xea\x02\x14Roadbook::Events::V1b\x06proto3"
 
