@@ -33,10 +33,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"connectrpc.com/connect"
@@ -164,22 +161,15 @@ func run(clients, writers int, duration time.Duration, stageCount int) error {
 	}
 	prebuilt = resp.Msg
 
-	// Warm up both paths, then measure each alone.
-	if _, _, err := load(ctx, clients, 2*time.Second, call); err != nil {
-		return err
-	}
-	apiN, lat, err := load(ctx, clients, duration, call)
+	// Warm up each path, then measure each alone.
+	apiN, lat, err := phase(clients, 2*time.Second, duration, func(int) error { return call(ctx) })
 	if err != nil {
 		return err
 	}
-	if _, _, err := load(ctx, clients, 2*time.Second, baseline); err != nil {
-		return err
-	}
-	baseN, _, err := load(ctx, clients, duration, baseline)
+	baseN, _, err := phase(clients, 2*time.Second, duration, func(int) error { return baseline(ctx) })
 	if err != nil {
 		return err
 	}
-	slices.Sort(lat)
 	rps := float64(apiN) / duration.Seconds()
 	baseRPS := float64(baseN) / duration.Seconds()
 	fmt.Printf("api get-trip rps=%.0f p50_ms=%.2f p99_ms=%.2f baseline_rps=%.0f ratio=%.2f\n",
@@ -192,40 +182,3 @@ func run(clients, writers int, duration time.Duration, stageCount int) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// load runs fn from n goroutines for d and returns the calls completed and
-// their latencies; any failed call fails the run.
-func load(ctx context.Context, n int, d time.Duration, fn func(context.Context) error) (int, []time.Duration, error) {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		all   []time.Duration
-		fail  atomic.Pointer[error]
-		count atomic.Int64
-	)
-	deadline := time.Now().Add(d)
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			for time.Now().Before(deadline) && fail.Load() == nil {
-				start := time.Now()
-				if err := fn(ctx); err != nil {
-					fail.Store(&err)
-					return
-				}
-				mine = append(mine, time.Since(start))
-				count.Add(1)
-			}
-			mu.Lock()
-			all = append(all, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	if p := fail.Load(); p != nil {
-		return 0, nil, *p
-	}
-	return int(count.Load()), all, nil
-}

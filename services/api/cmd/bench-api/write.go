@@ -100,14 +100,14 @@ func writePhase(ctx context.Context, store *postgres.Store, client roadbookv1con
 			return err
 		}
 	}
-	editN, editLat, err := perWriter(writers, 2*time.Second, duration, func(i int) error { return editOnce(ws[i]) })
+	editN, editLat, err := phase(writers, 2*time.Second, duration, func(i int) error { return editOnce(ws[i]) })
 	if writeProfile != "" {
 		pprof.StopCPUProfile()
 	}
 	if err != nil {
 		return fmt.Errorf("edit phase: %w", err)
 	}
-	appendN, appendLat, err := perWriter(writers, 2*time.Second, duration, func(i int) error { return appendOnce(as[i]) })
+	appendN, appendLat, err := phase(writers, 2*time.Second, duration, func(i int) error { return appendOnce(as[i]) })
 	if err != nil {
 		return fmt.Errorf("append phase: %w", err)
 	}
@@ -117,10 +117,10 @@ func writePhase(ctx context.Context, store *postgres.Store, client roadbookv1con
 	return nil
 }
 
-// perWriter runs fn(i) in a loop from n goroutines, goroutine i always with
+// phase runs fn(i) in a loop from n goroutines, goroutine i always with
 // index i, first for warm-up and then for d; it returns the calls completed
 // in d and their latencies, sorted. Any failed call fails the run.
-func perWriter(n int, warmup, d time.Duration, fn func(int) error) (int, []time.Duration, error) {
+func phase(n int, warmup, d time.Duration, fn func(int) error) (int, []time.Duration, error) {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
