@@ -270,7 +270,7 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     const input = page.locator("[data-testid=share-url]");
     await input.waitFor({ timeout: 15_000 });
     const url = await input.inputValue();
-    assert.match(url, /\/s\/[A-Za-z0-9_-]{8}$/);
+    assert.match(url, /\/s\/[A-Za-z0-9_-]{16}$/, "a new link carries a 96-bit share code (16 characters)");
     const share = await context.newPage();
     const resp = await share.goto(url);
     assert.equal(resp.status(), 200);
