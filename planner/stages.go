@@ -66,10 +66,14 @@ func (p *Planner) ComputeStages(ctx context.Context, id uuid.UUID, step func(), 
 		return nil
 	}
 	key := st.StagesProgress.For
-	pts, err := p.trips.Route(ctx, key.RouteHash)
+	// The measured route is cached by its content hash: re-pacing, and
+	// the routes many trips share, read no blob (PlanStages only reads the
+	// points it is given).
+	line, err := p.trips.RouteLine(ctx, key.RouteHash)
 	if err != nil {
 		return fmt.Errorf("load route %s: %w", key.RouteHash, err)
 	}
+	pts := line.Points
 	step()
 	stages, over, err := trip.PlanStages(pts, *st.Route, st.Settings)
 	if err != nil {

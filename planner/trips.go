@@ -28,7 +28,7 @@ func (p *Planner) CreateFromURL(ctx context.Context, w Write, c CreateFromURL) (
 		return Outcome{}, err
 	}
 	return p.change(ctx, user, w, derivedID(user, w), command(trip.Create{SourceURL: c.URL, Title: c.Title, Settings: c.Settings}),
-		tripstore.Options{Collection: eventsv1.CollectionChange_COLLECTION_CHANGE_CREATED}, "")
+		tripstore.Options{Collection: eventsv1.CollectionChange_COLLECTION_CHANGE_CREATED, Creates: true}, "")
 }
 
 // CreateFromUpload starts a trip from an uploaded GPX document.
@@ -67,7 +67,7 @@ func (p *Planner) CreateFromUpload(ctx context.Context, w Write, c CreateFromUpl
 	create := trip.Create{Title: c.Title, Settings: c.Settings,
 		Upload: &trip.CreateUpload{Filename: c.Filename, SizeBytes: int64(len(c.Content)), Route: info}}
 	return p.change(ctx, user, w, derivedID(user, w), command(create),
-		tripstore.Options{BlobRefs: [][]byte{ref}, Collection: eventsv1.CollectionChange_COLLECTION_CHANGE_CREATED}, "")
+		tripstore.Options{BlobRefs: [][]byte{ref}, Collection: eventsv1.CollectionChange_COLLECTION_CHANGE_CREATED, Creates: true}, "")
 }
 
 // Duplicate copies the caller's trip source (route, settings, stages; not
@@ -88,7 +88,7 @@ func (p *Planner) Duplicate(ctx context.Context, w Write, source, title string) 
 		}
 	}
 	return p.change(ctx, user, w, derivedID(user, w), command(trip.Duplicate{Source: src.State, Title: title}),
-		tripstore.Options{BlobRefs: refs, Collection: eventsv1.CollectionChange_COLLECTION_CHANGE_DUPLICATED}, "")
+		tripstore.Options{BlobRefs: refs, Collection: eventsv1.CollectionChange_COLLECTION_CHANGE_DUPLICATED, Creates: true}, "")
 }
 
 // Change runs (or previews) one of the caller's commands on their trip that

@@ -125,6 +125,11 @@ type Options struct {
 	// collection: once its events are appended (not replayed), the user's
 	// collection stream records the change (collection.go).
 	Collection eventsv1.CollectionChange
+	// Creates says the command creates the trip (Create, Duplicate): the
+	// first attempt appends without reading the stream, which does not
+	// exist yet (aggregate.Options.Creates). Execute sets it for those
+	// commands itself; ExecuteBuilt callers say so.
+	Creates bool
 }
 
 // Build makes a command from the trip as loaded, for commands that need
@@ -141,6 +146,10 @@ type Result = aggregate.Result[trip.State]
 // caller sees the trip's own refusals (*trip.Error) and nothing of stream
 // versions.
 func (s *Store) Execute(ctx context.Context, actor Actor, tripID uuid.UUID, cmd trip.Command, opts Options) (Result, error) {
+	switch cmd.(type) {
+	case trip.Create, trip.Duplicate:
+		opts.Creates = true
+	}
 	return s.ExecuteBuilt(ctx, actor, tripID, func(trip.State) (trip.Command, error) { return cmd, nil }, opts)
 }
 
@@ -182,6 +191,7 @@ func (s *Store) ExecuteBuilt(ctx context.Context, actor Actor, tripID uuid.UUID,
 		EventID:     opts.EventID,
 		Idempotency: opts.Idempotency,
 		BlobRefs:    opts.BlobRefs,
+		Creates:     opts.Creates,
 	})
 	if err != nil {
 		return Result{}, translate(err)

@@ -15,7 +15,10 @@ import (
 // whole stream again (route geometry included): half of the worker's CPU in
 // the 10-minute soak. The store stays the truth: every Load still reads the
 // stream's head row, so a deletion is seen, and folds whatever the cached
-// version lacks, so writes by other replicas are seen as before.
+// version lacks, so writes by other replicas are seen as before; an Execute
+// that decides on the cached state without reading (its optimistic first
+// attempt) appends at exactly the cached version, which the store refuses
+// if the stream moved on.
 //
 // States are handed out through Clone, so a caller that changes the state it
 // loaded cannot change what the next Load starts from.
@@ -29,10 +32,13 @@ type StateCache[S any] struct {
 }
 
 // cachedState is one stream's folded state at a stream version. created
-// identifies the stream's incarnation (its head row's creation time).
+// identifies the stream's incarnation (its head row's creation time); info
+// is the head row the state was last checked against (owner, creation),
+// what an optimistic Execute decides with (peek).
 type cachedState[S any] struct {
 	id      eventstore.StreamID
 	created time.Time
+	info    eventstore.StreamInfo
 	version int64
 	state   S
 }
@@ -74,6 +80,39 @@ func (c *StateCache[S]) get(info eventstore.StreamInfo) (S, int64, bool) {
 	return c.clone(e.state), e.version, true
 }
 
+// peek returns a copy of the cached state of stream id, its version and the
+// head row it was cached with, without a head row to check it against: what
+// Execute's optimistic first attempt decides on. Its append, expecting that
+// version exactly, is the check: a stream that moved on refuses it.
+func (c *StateCache[S]) peek(id eventstore.StreamID) (S, int64, eventstore.StreamInfo, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var zero S
+	el, ok := c.entries[id]
+	if !ok {
+		return zero, 0, eventstore.StreamInfo{}, false
+	}
+	c.order.MoveToFront(el)
+	e := el.Value.(*cachedState[S])
+	return c.clone(e.state), e.version, e.info, true
+}
+
+// versionOf is the version of the state cached for stream id, if one is: where
+// a Load that expects to use it reads the stream's tail from.
+// A nil cache has none.
+func (c *StateCache[S]) versionOf(id eventstore.StreamID) (int64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[id]
+	if !ok {
+		return 0, false
+	}
+	return el.Value.(*cachedState[S]).version, true
+}
+
 // put remembers a copy of state at version, unless a newer one is cached.
 func (c *StateCache[S]) put(info eventstore.StreamInfo, version int64, state S) {
 	c.mu.Lock()
@@ -84,11 +123,11 @@ func (c *StateCache[S]) put(info eventstore.StreamInfo, version int64, state S) 
 			c.order.MoveToFront(el)
 			return
 		}
-		e.created, e.version, e.state = info.CreatedAt, version, c.clone(state)
+		e.created, e.info, e.version, e.state = info.CreatedAt, info, version, c.clone(state)
 		c.order.MoveToFront(el)
 		return
 	}
-	c.entries[info.ID] = c.order.PushFront(&cachedState[S]{id: info.ID, created: info.CreatedAt, version: version, state: c.clone(state)})
+	c.entries[info.ID] = c.order.PushFront(&cachedState[S]{id: info.ID, created: info.CreatedAt, info: info, version: version, state: c.clone(state)})
 	for c.order.Len() > c.max {
 		last := c.order.Back()
 		c.order.Remove(last)

@@ -32,6 +32,11 @@ type Options struct {
 	BlobRefs [][]byte
 	// MaxAttempts bounds the retries on stream conflicts (default 16).
 	MaxAttempts int
+	// Creates says the command creates the stream: the first attempt
+	// decides on the initial state and appends expecting no stream, without
+	// reading it first (a stream that exists already refuses that append,
+	// and the attempt after it loads the stream as usual).
+	Creates bool
 }
 
 // Result is what Execute did.
@@ -49,20 +54,41 @@ type Result[S any] struct {
 // stream; it is transient (retry later), unlike a rule error.
 var ErrTooManyConflicts = errors.New("aggregate: stream kept changing; gave up after the last attempt")
 
-// Execute loads the stream, runs the rule and appends its events at the
-// loaded stream version, retrying the whole cycle when another writer moved
+// Execute runs the rule on the stream's state and appends its events at
+// that state's version, retrying the whole cycle when another writer moved
 // the stream in between.
+//
+// The first attempt decides without reading the stream when it can: on the
+// state the definition's cache holds (the version this process appended or
+// folded last), or, with Options.Creates, on the initial state of a stream
+// that does not exist yet. Its append expects that version exactly (no
+// stream at all for a creation), so the store checks the guess in the same
+// round trip that writes: a stream that moved on, was deleted or belongs to
+// someone else refuses it, and Execute then loads the stream and decides
+// again, as it always did. A guess is never the last word either way: a rule
+// that refuses the guessed state, or finds nothing to do, is asked again on
+// the loaded stream, so a refusal always judges the stream as stored. A
+// worker recording a job's steps, or a rider editing their own trip, pays one
+// round trip per write instead of two (the head row, then the append).
 func Execute[S any](ctx context.Context, store eventstore.Store, def Definition[S], id eventstore.StreamID, rule Rule[S], opts Options) (Result[S], error) {
 	attempts := opts.MaxAttempts
 	if attempts <= 0 {
 		attempts = 16
 	}
+	guess, guessed := guessState(def, id, opts)
 	for attempt := 0; attempt < attempts; attempt++ {
-		loaded, err := Load(ctx, store, def, id)
-		if err != nil {
-			return Result[S]{}, err
+		loaded := guess
+		if !guessed {
+			var err error
+			if loaded, err = Load(ctx, store, def, id); err != nil {
+				return Result[S]{}, err
+			}
 		}
 		events, err := rule(loaded)
+		if guessed && (err != nil || len(events) == 0) {
+			guessed, attempt = false, attempt-1 // judge the stream as stored
+			continue
+		}
 		if err != nil {
 			return Result[S]{}, err
 		}
@@ -94,6 +120,10 @@ func Execute[S any](ctx context.Context, store eventstore.Store, def Definition[
 			req.Summary = def.Summary(after.State)
 		}
 		res, err := store.Append(ctx, req)
+		if guessed && refusesGuess(err) {
+			guessed, attempt = false, attempt-1 // the guess was wrong: load
+			continue
+		}
 		if errors.Is(err, eventstore.ErrVersionConflict) {
 			if err := backoff(ctx, attempt); err != nil {
 				return Result[S]{}, err
@@ -119,6 +149,31 @@ func Execute[S any](ctx context.Context, store eventstore.Store, def Definition[
 		return Result[S]{Loaded: after, Events: events, Append: res}, nil
 	}
 	return Result[S]{}, ErrTooManyConflicts
+}
+
+// guessState is the state Execute's first attempt decides on without
+// reading the stream: the cached one, or the initial state of a stream the
+// caller says the command creates. ok is false when there is no guess.
+func guessState[S any](def Definition[S], id eventstore.StreamID, opts Options) (Loaded[S], bool) {
+	if def.Cache != nil {
+		if st, v, info, ok := def.Cache.peek(id); ok {
+			return Loaded[S]{State: st, StreamVersion: v, Exists: true, Info: info}, true
+		}
+	}
+	if opts.Creates {
+		info := eventstore.StreamInfo{ID: id}
+		return Loaded[S]{State: def.Initial(info), Info: info}, true
+	}
+	return Loaded[S]{}, false
+}
+
+// refusesGuess reports an append refused because of what the stream is:
+// at another version, deleted, or someone else's. After a guess, each only
+// means the guess was wrong, and the loaded stream decides (and, when it is
+// the stream's own answer, says so again).
+func refusesGuess(err error) bool {
+	return errors.Is(err, eventstore.ErrVersionConflict) || errors.Is(err, eventstore.ErrStreamDeleted) ||
+		errors.Is(err, eventstore.ErrOwnerMismatch)
 }
 
 // backoff waits a little, with jitter, so racers on a hot stream spread out.

@@ -33,7 +33,7 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 	if err := def.validate(); err != nil {
 		return Loaded[S]{}, err
 	}
-	info, err := store.Stream(ctx, id)
+	info, tail, err := readHead(ctx, store, def, id)
 	switch {
 	case errors.Is(err, eventstore.ErrNotFound):
 		return Loaded[S]{State: def.Initial(eventstore.StreamInfo{ID: id}), Info: eventstore.StreamInfo{ID: id}}, nil
@@ -79,10 +79,16 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 			}
 			return l, nil
 		}
-		events, err := store.ReadStream(ctx, id, l.StreamVersion, readChunk)
-		if err != nil {
-			return Loaded[S]{}, err
+		// The tail read with the head row serves when it starts where the
+		// fold stands (the cache, or the stream's start, was used).
+		events, limit := tail.events, tail.limit
+		if tail.after != l.StreamVersion || len(events) == 0 {
+			if events, err = store.ReadStream(ctx, id, l.StreamVersion, readChunk); err != nil {
+				return Loaded[S]{}, err
+			}
+			limit = readChunk
 		}
+		tail = headTail{after: -1}
 		for _, e := range events {
 			if e.Version != l.StreamVersion+1 {
 				return Loaded[S]{}, fmt.Errorf("aggregate: stream %q jumps from version %d to %d", id, l.StreamVersion, e.Version)
@@ -90,11 +96,41 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 			l.State = def.Evolve(l.State, e.Payload)
 			l.StreamVersion = e.Version
 		}
-		if len(events) < readChunk {
+		if len(events) < limit {
 			if def.Cache != nil {
 				def.Cache.put(info, l.StreamVersion, l.State)
 			}
 			return l, nil
 		}
 	}
+}
+
+// headTail is the events read with a stream's head row: those after
+// version after, at most limit (after is -1 when none were read).
+type headTail struct {
+	after  int64
+	limit  int
+	events []eventstore.RecordedEvent
+}
+
+// readHead reads the stream's head row and, from a store that reads both in
+// one round trip (eventstore.TailReader), the events a Load is expected to
+// fold: those after the cached version, or, with nothing cached, the
+// stream's first events — as many as a stream has before its first
+// snapshot, since a longer one is folded from its snapshot instead.
+func readHead[S any](ctx context.Context, store eventstore.Store, def Definition[S], id eventstore.StreamID) (eventstore.StreamInfo, headTail, error) {
+	tr, ok := store.(eventstore.TailReader)
+	if !ok {
+		info, err := store.Stream(ctx, id)
+		return info, headTail{after: -1}, err
+	}
+	t := headTail{limit: readChunk}
+	if v, ok := def.Cache.versionOf(id); ok {
+		t.after = v
+	} else if c := def.Snapshots; c != nil {
+		t.limit = int(min(c.Every, readChunk))
+	}
+	info, events, err := tr.ReadStreamTail(ctx, id, t.after, t.limit)
+	t.events = events
+	return info, t, err
 }

@@ -11,6 +11,11 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 )
 
+// readStreamSQL reads one stream's events after a version, at most $3 (NULL:
+// all), in version order.
+const readStreamSQL = `SELECT global_position, stream_id, version, event_id, type, data, metadata, recorded_at
+	FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version LIMIT $3`
+
 // ReadStream implements eventstore.Store. A stream with no events after
 // `after` answers an empty slice; one that never existed ErrNotFound, a
 // deleted one ErrStreamDeleted.
@@ -18,19 +23,11 @@ func (s *Store) ReadStream(ctx context.Context, stream eventstore.StreamID, afte
 	if err := stream.Validate(); err != nil {
 		return nil, err
 	}
-	if after < 0 {
-		return nil, &eventstore.InvalidError{Field: "after", Reason: fmt.Sprintf("%d is negative", after)}
+	lim, err := readBounds(after, limit)
+	if err != nil {
+		return nil, err
 	}
-	if limit < 0 {
-		return nil, &eventstore.InvalidError{Field: "limit", Reason: fmt.Sprintf("%d is negative (0 reads all)", limit)}
-	}
-	var lim *int64
-	if limit > 0 {
-		l := int64(limit)
-		lim = &l
-	}
-	rows, err := s.pool.Query(ctx, `SELECT global_position, stream_id, version, event_id, type, data, metadata, recorded_at
-		FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version LIMIT $3`, string(stream), after, lim)
+	rows, err := s.pool.Query(ctx, readStreamSQL, string(stream), after, lim)
 	if err != nil {
 		return nil, translate("read stream", err)
 	}
@@ -44,6 +41,22 @@ func (s *Store) ReadStream(ctx context.Context, stream eventstore.StreamID, afte
 		}
 	}
 	return events, nil
+}
+
+// readBounds checks ReadStream's after and limit and returns the limit as
+// readStreamSQL's parameter (nil: all).
+func readBounds(after int64, limit int) (*int64, error) {
+	if after < 0 {
+		return nil, &eventstore.InvalidError{Field: "after", Reason: fmt.Sprintf("%d is negative", after)}
+	}
+	if limit < 0 {
+		return nil, &eventstore.InvalidError{Field: "limit", Reason: fmt.Sprintf("%d is negative (0 reads all)", limit)}
+	}
+	if limit == 0 {
+		return nil, nil
+	}
+	l := int64(limit)
+	return &l, nil
 }
 
 // scanEvents reads event rows; with txs non-nil, the first column is the
@@ -107,6 +120,11 @@ const headSQL = `SELECT s.stream_id, s.version, s.owner, s.title, s.status, s.su
 
 // head loads a stream row, telling a deleted stream from one that never was.
 func (s *Store) head(ctx context.Context, stream eventstore.StreamID) (eventstore.StreamInfo, error) {
+	return scanHead(s.pool.QueryRow(ctx, headSQL, string(stream)), stream)
+}
+
+// scanHead scans headSQL's row: the stream's head, or why there is none.
+func scanHead(row pgx.Row, stream eventstore.StreamID) (eventstore.StreamInfo, error) {
 	var (
 		id, owner, title, status *string
 		version                  *int64
@@ -114,7 +132,7 @@ func (s *Store) head(ctx context.Context, stream eventstore.StreamID) (eventstor
 		created, updated         *time.Time
 		deleted                  *bool
 	)
-	if err := s.pool.QueryRow(ctx, headSQL, string(stream)).Scan(&id, &version, &owner, &title, &status, &summary, &created, &updated, &deleted); err != nil {
+	if err := row.Scan(&id, &version, &owner, &title, &status, &summary, &created, &updated, &deleted); err != nil {
 		return eventstore.StreamInfo{}, translate("stream", err)
 	}
 	switch {

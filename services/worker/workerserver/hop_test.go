@@ -81,6 +81,13 @@ func (s *hopStore) ReadStream(ctx context.Context, id eventstore.StreamID, after
 	return evs, err
 }
 
+func (s *hopStore) ReadStreamTail(ctx context.Context, id eventstore.StreamID, after int64, limit int) (eventstore.StreamInfo, []eventstore.RecordedEvent, error) {
+	start := time.Now()
+	info, evs, err := s.Store.ReadStreamTail(ctx, id, after, limit)
+	s.record(id, "load", start, time.Now())
+	return info, evs, err
+}
+
 func (s *hopStore) Blob(ctx context.Context, hash []byte) ([]byte, error) {
 	start := time.Now()
 	b, err := s.Store.Blob(ctx, hash)

@@ -293,8 +293,10 @@ func (s *Server) Run(ctx context.Context) error {
 	s.relay, err = relay.New(relay.Config{
 		Store: s.cfg.Store, JS: s.js, Lease: lease, PollInterval: s.cfg.RelayPollInterval,
 		Logger: s.cfg.Logger, AfterPublish: s.cfg.AfterPublish,
-		OnSaved:        func(n int, _ eventstore.Cursor) { s.metrics.relayed.Add(float64(n)) },
-		OnRelayed:      s.metrics.countFailures,
+		OnRelayed: func(batch []eventstore.RecordedEvent) {
+			s.metrics.relayed.Add(float64(len(batch)))
+			s.metrics.countFailures(batch)
+		},
 		TracerProvider: s.cfg.TracerProvider,
 	})
 	if err != nil {

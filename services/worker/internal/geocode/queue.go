@@ -62,7 +62,8 @@ type Queue struct {
 	mu          sync.Mutex
 	calls       []*call
 	trips       map[string]*tripWork
-	ring        []string // trips with pending points, round-robin order
+	done        []finished // trips in the order they finished, for prune
+	ring        []string   // trips with pending points, round-robin order
 	next        int
 	pausedUntil time.Time
 	pauseReason string
@@ -74,6 +75,12 @@ type call struct {
 	run  func(ctx context.Context)
 	done chan struct{}
 	err  error // set when the call never ran
+}
+
+// finished is a trip's completion as prune meets it: the trip and when.
+type finished struct {
+	tripID string
+	at     time.Time
 }
 
 // tripWork is one trip's labelling request.
@@ -233,12 +240,23 @@ func (q *Queue) Progress(tripID string) (LabelProgress, bool) {
 	return w.progress, true
 }
 
-// prune forgets finished trips after KeepDone. Called with mu held.
+// prune forgets finished trips after KeepDone. Called with mu held, on
+// every Label. It walks only the completions that have expired, oldest
+// first: walking every trip, as it once did, made each Label cost as much
+// as the trips finished in the last KeepDone (30 minutes), and the worker's
+// CPU per trip grew through a 10-minute soak. A trip labelled again since
+// the completion it expired for is kept (its doneAt moved on).
 func (q *Queue) prune() {
-	for id, w := range q.trips {
-		if !w.doneAt.IsZero() && q.now().Sub(w.doneAt) > q.opt.KeepDone {
-			delete(q.trips, id)
+	now := q.now()
+	n := 0
+	for ; n < len(q.done) && now.Sub(q.done[n].at) > q.opt.KeepDone; n++ {
+		f := q.done[n]
+		if w, ok := q.trips[f.tripID]; ok && w.doneAt.Equal(f.at) {
+			delete(q.trips, f.tripID)
 		}
+	}
+	if n > 0 {
+		q.done = slices.Delete(q.done, 0, n)
 	}
 }
 
@@ -403,6 +421,7 @@ func (q *Queue) resolve(ctx context.Context, job work) {
 		w.progress.Done += len(batch)
 		if len(w.points) == 0 {
 			w.progress.State, w.progress.Reason, w.doneAt = LabelsDone, "", q.now()
+			q.done = append(q.done, finished{tripID: tripID, at: w.doneAt})
 			q.ring = slices.DeleteFunc(q.ring, func(id string) bool { return id == tripID })
 		}
 	}

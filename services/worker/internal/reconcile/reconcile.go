@@ -9,11 +9,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
+	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
 	"github.com/roadbook/roadbook/tripstore"
@@ -125,6 +127,11 @@ func (r *Reconciler) Pass(ctx context.Context) (int, error) {
 				r.seq++
 				r.watched[job.MsgID(j.Kind, ev.ID)] = &item{job: j, at: ev.RecordedAt, before: r.cursor, seq: r.seq}
 			}
+			if kind, ok := answers(ev); ok {
+				if req, err := uuid.Parse(ev.Metadata.CausationID); err == nil {
+					delete(r.watched, job.MsgID(kind, req))
+				}
+			}
 		}
 		r.cursor = next
 		if len(batch) < 1000 {
@@ -163,6 +170,26 @@ func (r *Reconciler) Pass(ctx context.Context) (int, error) {
 		return requeued, fmt.Errorf("reconcile: save cursor: %w", err)
 	}
 	return requeued, nil
+}
+
+// answers reports the kind of job whose request ev answers for good: the
+// terminal result of an import or a stages job, which the worker records
+// with the request's event id as causation. Such a request is forgotten as
+// its answer passes in the feed: a stuck request is the exception, and
+// loading every request's trip after the deadline to see that it was
+// answered cost the worker a whole stream read per job (its cache has long
+// dropped the trip by then): 12 % of the worker's CPU in a profile of the
+// 10-minute soak's second half, none in its first two minutes.
+// An analysis is still checked after the deadline, because its trip may
+// hold stages whose labels died with a worker (Relabel).
+func answers(ev eventstore.RecordedEvent) (job.Kind, bool) {
+	switch ev.Payload.(type) {
+	case *eventsv1.RouteImported, *eventsv1.RouteImportFailed:
+		return job.KindImport, true
+	case *eventsv1.StagesComputed, *eventsv1.StagesFailed:
+		return job.KindStages, true
+	}
+	return "", false
 }
 
 // Watched is the number of requests still watched.

@@ -5,10 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore"
+	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/reconcile"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
@@ -75,5 +78,56 @@ func TestReconciler(t *testing.T) {
 		_, err = r2.Pass(ctx)
 		require.NoError(t, err)
 		require.Zero(t, r2.Watched(), "nothing before the watermark is re-read")
+	})
+
+	t.Run("a request is forgotten as soon as its answer passes in the feed, and only its own answer counts", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		es := testkit.Store(t)
+		_, nc := testkit.NATS(t)
+		js, err := jetstream.New(nc)
+		require.NoError(t, err)
+		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
+
+		trips := tripstore.New(es, nil)
+		up, err := pipelinetest.Store(ctx, trips, "line.gpx", 100, "line", pipelinetest.Line(60, 10, 60.5, 10, 50), true)
+		require.NoError(t, err)
+		a, err := pipelinetest.CreateTrip(ctx, trips, "rider", up, trip.SettingsPatch{})
+		require.NoError(t, err)
+		b, err := pipelinetest.CreateTrip(ctx, trips, "rider", up, trip.SettingsPatch{})
+		require.NoError(t, err)
+		r, err := reconcile.New(reconcile.Config{Trips: trips, JS: js, Deadline: time.Hour})
+		require.NoError(t, err)
+		_, err = r.Pass(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 2, r.Watched())
+
+		// answer records the trip's StagesFailed caused by causation.
+		answer := func(id uuid.UUID, causation string) {
+			t.Helper()
+			l, err := trips.Load(ctx, tripstore.System(), id)
+			require.NoError(t, err)
+			_, err = trips.Execute(ctx, tripstore.System(), id, trip.RecordStagesFailed{For: l.State.StagesProgress.For, Reason: "test"},
+				tripstore.Options{Metadata: eventstore.Metadata{CausationID: causation}})
+			require.NoError(t, err)
+		}
+		answer(b, uuid.NewString())
+		_, err = r.Pass(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 2, r.Watched(), "an answer caused by another request ends no watch")
+
+		evs, err := es.ReadStream(ctx, tripstore.StreamID(a), 0, 0)
+		require.NoError(t, err)
+		var request uuid.UUID
+		for _, e := range evs {
+			if _, ok := e.Payload.(*eventsv1.RouteImported); ok {
+				request = e.ID
+			}
+		}
+		require.NotEqual(t, uuid.Nil, request)
+		answer(a, request.String())
+		_, err = r.Pass(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, r.Watched(), "its own answer ends the watch an hour before the deadline")
 	})
 }

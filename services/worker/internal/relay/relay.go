@@ -56,14 +56,25 @@ type Config struct {
 	PollInterval time.Duration
 	// AckTimeout bounds the wait for JetStream's publish acks (default 10 s).
 	AckTimeout time.Duration
-	Logger     *slog.Logger
+	// CursorInterval is how long the relay may hand events on without
+	// saving its cursor (default 1 s; at most MaxCursorInterval). Saving
+	// after every batch cost a PostgreSQL write per append relayed, a third
+	// of the relay's round trips in the pipeline hop; saving at most once
+	// an interval costs one a second under any load. The price is paid only
+	// on a crash or a lost lease: the next holder hands on again what was
+	// relayed since the last save, and JetStream's dedup window
+	// (stream.Options.Duplicates, at least 10 minutes) drops the copies, as
+	// it does after a crash between an ack and a save.
+	CursorInterval time.Duration
+	Logger         *slog.Logger
 	// AfterPublish, when set, runs after a batch was acked and before its
 	// cursor is saved: the fault tests kill the process there.
 	AfterPublish func(batch []eventstore.RecordedEvent)
-	// OnSaved, when set, runs after a cursor was saved (metrics, tests).
+	// OnSaved, when set, runs after a cursor was saved, with the number of
+	// events relayed since the save before (tests).
 	OnSaved func(n int, c eventstore.Cursor)
-	// OnRelayed, when set, runs with every batch once its cursor was saved
-	// (the failure-event counter reads the event types).
+	// OnRelayed, when set, runs with every batch once JetStream acked all
+	// of it (the relayed and failure-event counters).
 	OnRelayed func(batch []eventstore.RecordedEvent)
 	// TracerProvider makes the relay's producer span per traced event, a
 	// child of the span that appended it (default the otel global
@@ -71,6 +82,14 @@ type Config struct {
 	// traceparent header.
 	TracerProvider trace.TracerProvider
 }
+
+// DefaultCursorInterval and MaxCursorInterval bound Config.CursorInterval.
+// The maximum is a tenth of the shortest dedup window the streams accept
+// (stream.Options.Duplicates ≥ 10 minutes).
+const (
+	DefaultCursorInterval = time.Second
+	MaxCursorInterval     = time.Minute
+)
 
 // Relay tails the feed into JetStream.
 type Relay struct {
@@ -98,6 +117,9 @@ func New(cfg Config) (*Relay, error) {
 		return nil, fmt.Errorf("%w: Lease is nil (one relay must be active at a time)", ErrInvalidConfig)
 	case cfg.BatchSize < 0 || cfg.BatchSize > 10000:
 		return nil, fmt.Errorf("%w: BatchSize %d is outside 0..10000", ErrInvalidConfig, cfg.BatchSize)
+	case cfg.CursorInterval < 0 || cfg.CursorInterval > MaxCursorInterval:
+		return nil, fmt.Errorf("%w: CursorInterval %s is outside 0..%s (what a crash hands on again must fall well inside JetStream's dedup window)",
+			ErrInvalidConfig, cfg.CursorInterval, MaxCursorInterval)
 	}
 	if cfg.Reader == "" {
 		cfg.Reader = DefaultReader
@@ -110,6 +132,9 @@ func New(cfg Config) (*Relay, error) {
 	}
 	if cfg.AckTimeout <= 0 {
 		cfg.AckTimeout = 10 * time.Second
+	}
+	if cfg.CursorInterval == 0 {
+		cfg.CursorInterval = DefaultCursorInterval
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -130,8 +155,8 @@ func (r *Relay) Active() bool { return r.active.Load() }
 func (r *Relay) Published() int64 { return r.published.Load() }
 
 // Lag is how far behind the event store this relay is at now: the age of
-// the oldest event it has read but not yet relayed (published, acked and
-// its cursor saved), 0 when it is caught up or standing by. It keeps
+// the oldest event it has read but not yet relayed (published and acked),
+// 0 when it is caught up or standing by. It keeps
 // growing while JetStream refuses a batch, which is what the relay-lag
 // alert watches (roadbook_relay_lag_seconds).
 func (r *Relay) Lag(now time.Time) time.Duration {
@@ -154,13 +179,18 @@ func (r *Relay) Run(ctx context.Context) error {
 		lctx, cancel := context.WithCancel(ctx)
 		lost := make(chan error, 1)
 		go func() { lost <- r.cfg.Lease.Keep(lctx); cancel() }()
-		r.tail(lctx)
+		unsaved := r.tail(lctx)
 		cancel()
 		err := <-lost
 		r.active.Store(false)
 		r.pendingSince.Store(0) // the next holder reports the lag
 		if ctx.Err() != nil {
 			rctx, c := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			if unsaved.n > 0 && err == nil {
+				// Shutting down with the lease still held: save what was
+				// relayed, so the next holder hands nothing on again.
+				r.save(rctx, &unsaved)
+			}
 			r.cfg.Lease.Release(rctx)
 			c()
 			return nil
@@ -181,30 +211,36 @@ const (
 	heldBackMaxRetry = 20 * time.Millisecond
 )
 
-// tail relays batches until ctx ends. Errors are retried: the cursor only
-// moves after acks, so a retry republishes what dedup then drops.
+// tail relays batches until ctx ends and returns the cursor it relayed to
+// but did not save. Errors are retried: the cursor only moves after acks,
+// so a retry republishes what dedup then drops.
 //
 // Between batches it waits for the first of: a commit through this
 // process's store (the Notifier), the poll interval (commits by other
-// processes), or — when the last read said committed events are held back
-// behind a transaction still running — a short, growing retry. Without the
-// last, an event held back by another process's transaction (another
-// replica's append, any writer on the cluster) waited a whole poll interval
-// although it became readable a millisecond later: the p99 of the pipeline
-// hop was the poll interval (docs/BENCHMARKS.md, pipeline hop).
-func (r *Relay) tail(ctx context.Context) {
-	cursor, err := r.loadCursor(ctx)
+// processes), the time the cursor is due to be saved (CursorInterval), or
+// — when the last read said committed events are held back behind a
+// transaction still running — a short, growing retry. Without the last, an
+// event held back by another process's transaction (another replica's
+// append, any writer on the cluster) waited a whole poll interval although
+// it became readable a millisecond later: the p99 of the pipeline hop was
+// the poll interval (docs/BENCHMARKS.md, pipeline hop).
+func (r *Relay) tail(ctx context.Context) pendingCursor {
+	c, err := r.loadCursor(ctx)
 	if err != nil {
-		return
+		return pendingCursor{}
 	}
+	cur := pendingCursor{cursor: c, savedAt: time.Now()}
 	backoff := 50 * time.Millisecond
 	retry := heldBackRetry
 	for ctx.Err() == nil {
+		if cur.n > 0 && time.Since(cur.savedAt) >= r.cfg.CursorInterval {
+			r.save(ctx, &cur)
+		}
 		var wake <-chan struct{}
 		if r.notifier != nil {
 			wake = r.notifier.Notify() // before the read: no commit falls between
 		}
-		next, n, held, err := r.step(ctx, cursor)
+		next, n, held, err := r.step(ctx, cur.cursor)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.cfg.Logger.Warn("relay batch failed; retrying", slog.Any("error", err), slog.Duration("backoff", backoff))
@@ -214,7 +250,7 @@ func (r *Relay) tail(ctx context.Context) {
 			continue
 		}
 		backoff = 50 * time.Millisecond
-		cursor = next
+		cur.cursor, cur.n = next, cur.n+n
 		if n == r.cfg.BatchSize {
 			continue // more is waiting
 		}
@@ -225,6 +261,9 @@ func (r *Relay) tail(ctx context.Context) {
 		} else {
 			retry = heldBackRetry
 		}
+		if cur.n > 0 {
+			wait = max(min(wait, r.cfg.CursorInterval-time.Since(cur.savedAt)), 0)
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -233,6 +272,32 @@ func (r *Relay) tail(ctx context.Context) {
 		}
 		t.Stop()
 	}
+	return cur
+}
+
+// pendingCursor is the cursor the relay has handed events on to, the
+// number of events relayed since it was last saved, and when that was.
+type pendingCursor struct {
+	cursor  eventstore.Cursor
+	n       int
+	savedAt time.Time
+}
+
+// save records the cursor (the events before it are acked by JetStream). A
+// failed save is only logged: the cursor stays pending and is saved at the
+// next due time; until then a crash hands on again a little more.
+func (r *Relay) save(ctx context.Context, cur *pendingCursor) {
+	if err := r.cfg.Store.SaveCursor(ctx, r.cfg.Reader, cur.cursor); err != nil {
+		if ctx.Err() == nil {
+			r.cfg.Logger.Warn("relay cannot save its cursor; retrying later", slog.Any("error", err))
+		}
+		cur.savedAt = time.Now()
+		return
+	}
+	if r.cfg.OnSaved != nil {
+		r.cfg.OnSaved(cur.n, cur.cursor)
+	}
+	cur.n, cur.savedAt = 0, time.Now()
 }
 
 // read reads one batch of the feed after cursor, and whether the store held
@@ -259,9 +324,10 @@ func (r *Relay) loadCursor(ctx context.Context) (eventstore.Cursor, error) {
 	}
 }
 
-// step relays one batch after cursor: publish everything, await every ack,
-// then save the cursor (never before), and only while still holding the
-// lease. held reports that the read found committed events held back.
+// step relays one batch after cursor: publish everything and await every
+// ack, while still holding the lease; the caller saves the cursor it
+// returns (never before the acks). held reports that the read found
+// committed events held back.
 func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.Cursor, int, bool, error) {
 	batch, next, held, err := r.read(ctx, cursor)
 	if err != nil {
@@ -279,16 +345,10 @@ func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.
 		r.cfg.AfterPublish(batch)
 	}
 	if ctx.Err() != nil {
-		return cursor, 0, false, ctx.Err() // lease lost: the next holder saves
-	}
-	if err := r.cfg.Store.SaveCursor(ctx, r.cfg.Reader, next); err != nil {
-		return cursor, 0, false, fmt.Errorf("save cursor: %w", err)
+		return cursor, 0, false, ctx.Err() // lease lost: the next holder relays again
 	}
 	r.published.Add(int64(len(batch)))
 	r.pendingSince.Store(0)
-	if r.cfg.OnSaved != nil {
-		r.cfg.OnSaved(len(batch), next)
-	}
 	if r.cfg.OnRelayed != nil {
 		r.cfg.OnRelayed(batch)
 	}
