@@ -24,7 +24,9 @@ type FeedPage struct {
 // FeedPager is implemented by backends whose feed can hold committed events
 // back (PostgreSQL). ReadFeedPage is ReadFeed that also says whether it did;
 // a backend without it (one writer at a time: the embedded store) never
-// holds anything back.
+// holds anything back. Its events come undecoded: Data set, Payload nil
+// (RecordedEvent.Data); the reader decodes what it needs with
+// DecodePayload.
 type FeedPager interface {
 	ReadFeedPage(ctx context.Context, after Cursor, limit int) (FeedPage, error)
 }

@@ -48,12 +48,12 @@ func (s *Store) ReadFeed(ctx context.Context, after eventstore.Cursor, limit int
 	if err != nil {
 		return nil, after, translate("read feed", err)
 	}
-	return page(rows, after)
+	return page(rows, after, false)
 }
 
-// ReadFeedPage implements eventstore.FeedPager: the page of ReadFeed and,
-// in the same round trip, whether committed events wait beyond it
-// (committedAfterSQL).
+// ReadFeedPage implements eventstore.FeedPager: the page of ReadFeed, its
+// payloads undecoded, and, in the same round trip, whether committed events
+// wait beyond it (committedAfterSQL).
 func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit int) (eventstore.FeedPage, error) {
 	if limit <= 0 || limit > MaxFeedLimit {
 		return eventstore.FeedPage{Next: after}, &eventstore.InvalidError{Field: "limit", Reason: fmt.Sprintf("%d, want 1..%d", limit, MaxFeedLimit)}
@@ -68,7 +68,7 @@ func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit
 	if err != nil {
 		return eventstore.FeedPage{Next: after}, translate("read feed", err)
 	}
-	events, next, err := page(rows, after)
+	events, next, err := page(rows, after, true)
 	if err != nil {
 		return eventstore.FeedPage{Next: after}, err
 	}
@@ -82,10 +82,11 @@ func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit
 	return eventstore.FeedPage{Events: events, Next: next, HeldBack: committed > len(events)}, nil
 }
 
-// page scans feed rows and returns them with the cursor after the last.
-func page(rows pgx.Rows, after eventstore.Cursor) ([]eventstore.RecordedEvent, eventstore.Cursor, error) {
+// page scans feed rows and returns them with the cursor after the last;
+// raw leaves their payloads undecoded (RecordedEvent.Data).
+func page(rows pgx.Rows, after eventstore.Cursor, raw bool) ([]eventstore.RecordedEvent, eventstore.Cursor, error) {
 	var txs []uint64
-	events, err := scanEvents(rows, &txs)
+	events, err := scanEvents(rows, &txs, raw)
 	if err != nil {
 		return nil, after, err
 	}

@@ -31,7 +31,7 @@ func (s *Store) ReadStream(ctx context.Context, stream eventstore.StreamID, afte
 	if err != nil {
 		return nil, translate("read stream", err)
 	}
-	events, err := scanEvents(rows, nil)
+	events, err := scanEvents(rows, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -60,8 +60,9 @@ func readBounds(after int64, limit int) (*int64, error) {
 }
 
 // scanEvents reads event rows; with txs non-nil, the first column is the
-// transaction id (as text) and is collected there.
-func scanEvents(rows pgx.Rows, txs *[]uint64) ([]eventstore.RecordedEvent, error) {
+// transaction id (as text) and is collected there. With raw, payloads are
+// not decoded: each event carries its stored JSON in Data instead.
+func scanEvents(rows pgx.Rows, txs *[]uint64, raw bool) ([]eventstore.RecordedEvent, error) {
 	defer rows.Close()
 	var out []eventstore.RecordedEvent
 	for rows.Next() {
@@ -81,7 +82,9 @@ func scanEvents(rows pgx.Rows, txs *[]uint64) ([]eventstore.RecordedEvent, error
 		}
 		e.StreamID, e.ID = eventstore.StreamID(stream), uuid.UUID(id)
 		var err error
-		if e.Payload, err = eventstore.DecodePayload(e.Type, data); err != nil {
+		if raw {
+			e.Data = data
+		} else if e.Payload, err = eventstore.DecodePayload(e.Type, data); err != nil {
 			return nil, fmt.Errorf("stream %q version %d: %w", stream, e.Version, err)
 		}
 		if e.Metadata, err = eventstore.DecodeMetadata(meta); err != nil {

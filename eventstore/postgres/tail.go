@@ -36,7 +36,7 @@ func (s *Store) ReadStreamTail(ctx context.Context, stream eventstore.StreamID, 
 	if err != nil {
 		return eventstore.StreamInfo{}, nil, translate("read stream", err)
 	}
-	events, err := scanEvents(rows, nil)
+	events, err := scanEvents(rows, nil, false)
 	if err != nil {
 		return eventstore.StreamInfo{}, nil, err
 	}

@@ -16,9 +16,9 @@ import (
 )
 
 // analyse runs one requested analysis in parts: the offline rules first
-// (AnalysisPartCompleted), then labels (LabelsResolved), then each data
-// provider, and finally AnalysisCompleted with everything — each part a
-// progress event WatchTrip and get_trip show.
+// (AnalysisPartCompleted, when data providers follow), then labels
+// (LabelsResolved), then each data provider, and finally AnalysisCompleted
+// with everything — each part a progress event WatchTrip and get_trip show.
 func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error {
 	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
 	if err != nil {
@@ -33,11 +33,17 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 	if err != nil {
 		return err
 	}
-	results := res.forRefs(st, a.Stages)
-	if err := w.record(ctx, j, "geometry", trip.RecordAnalysis{AnalysisID: a.ID, Stages: results}); err != nil {
-		return err
+	// The offline rules land as a progress part when data providers are
+	// still to be asked (seconds each, over the network); with none, the
+	// final result follows at once and carries them: one append, one
+	// relayed event and one fan-out fewer per analysis.
+	if len(w.providers) > 0 {
+		results := res.forRefs(st, a.Stages)
+		if err := w.record(ctx, j, "geometry", trip.RecordAnalysis{AnalysisID: a.ID, Stages: results}); err != nil {
+			return err
+		}
+		progress()
 	}
-	progress()
 
 	present := presentStages(st, a.Stages)
 	if unlabelled := unlabelledStages(st); len(unlabelled) > 0 {

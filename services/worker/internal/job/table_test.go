@@ -1,11 +1,14 @@
 package job
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/roadbook/roadbook/eventstore"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
@@ -127,4 +130,72 @@ func TestFor(t *testing.T) {
 		_, err = Job{TripID: trip, Kind: KindStages, RequestEventID: uuid.New(), For: AnalysisFor{}}.Encode()
 		require.ErrorIs(t, err, ErrInvalidJob)
 	})
+}
+
+func TestConsidersEveryTypeForMaps(t *testing.T) {
+	t.Parallel()
+	trip := uuid.MustParse("3f2504e0-4f89-11d3-9a0c-0305e82c3301")
+	mapped := 0
+	protoregistry.GlobalTypes.RangeMessages(func(mt protoreflect.MessageType) bool {
+		name := string(mt.Descriptor().FullName())
+		if !strings.HasPrefix(name, "roadbook.events.v1.") {
+			return true
+		}
+		// Every field set, so that a case keyed on content maps too.
+		m := mt.New()
+		fill(m)
+		ev := eventstore.RecordedEvent{StreamID: eventstore.StreamID("trip-" + trip.String()), ID: trip, Type: name, Payload: m.Interface()}
+		if len(For(ev)) > 0 {
+			mapped++
+			require.True(t, Considers(name), "For maps %s to a job, but Considers does not name it: the relay would never decode it", name)
+		}
+		return true
+	})
+	require.GreaterOrEqual(t, mapped, 5, "the sweep reached the mapped types")
+}
+
+// fill sets every scalar and message field of m (one level of nesting
+// deep), the first field of each oneof, and bools to true.
+func fill(m protoreflect.Message) {
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		if o := f.ContainingOneof(); o != nil && o.Fields().Get(0) != f {
+			continue
+		}
+		switch {
+		case f.IsList() || f.IsMap():
+		case f.Kind() == protoreflect.MessageKind:
+			sub := m.Mutable(f).Message()
+			sfields := sub.Descriptor().Fields()
+			for j := range sfields.Len() {
+				if v, ok := scalar(sfields.Get(j)); ok {
+					sub.Set(sfields.Get(j), v)
+				}
+			}
+		default:
+			if v, ok := scalar(f); ok {
+				m.Set(f, v)
+			}
+		}
+	}
+}
+
+func scalar(f protoreflect.FieldDescriptor) (protoreflect.Value, bool) {
+	if f.IsList() || f.IsMap() {
+		return protoreflect.Value{}, false
+	}
+	switch f.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(true), true
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString("3f2504e0-4f89-11d3-9a0c-0305e82c3301"), true
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind:
+		return protoreflect.ValueOfInt32(1), true
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind:
+		return protoreflect.ValueOfInt64(1), true
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(1), true
+	}
+	return protoreflect.Value{}, false
 }

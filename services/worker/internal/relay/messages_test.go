@@ -40,4 +40,28 @@ func TestMessages(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, job.DetourFor{WaypointIDs: []string{w1}}, d.For)
 	})
+
+	t.Run("an event read undecoded is handed on as stored, and decoded only to find its jobs", func(t *testing.T) {
+		t.Parallel()
+		tripID := uuid.New()
+		stored := []byte(`{"analysisId": "` + uuid.NewString() + `", "stages": [{"index": 0, "contentHash": "ab"}]}`)
+		ev := eventstore.RecordedEvent{StreamID: eventstore.StreamID("trip-" + tripID.String()), ID: uuid.New(), Version: 3,
+			Type: "roadbook.events.v1.AnalysisRequested", Data: stored}
+		msgs, err := relay.Messages(ev)
+		require.NoError(t, err)
+		require.Len(t, msgs, 2, "the event and its analysis job")
+		require.Equal(t, stored, msgs[0].Msg.Data, "the stored JSON, not encoded again")
+		require.Equal(t, job.Subject(job.KindAnalysis, tripID), msgs[1].Msg.Subject)
+
+		computed := []byte(`{"stages": []}`)
+		msgs, err = relay.Messages(eventstore.RecordedEvent{StreamID: ev.StreamID, ID: uuid.New(), Version: 4,
+			Type: "roadbook.events.v1.StagesComputed", Data: computed})
+		require.NoError(t, err)
+		require.Len(t, msgs, 1, "a type the job table never maps: no job")
+		require.Equal(t, computed, msgs[0].Msg.Data)
+
+		_, err = relay.Messages(eventstore.RecordedEvent{StreamID: ev.StreamID, ID: uuid.New(), Version: 5,
+			Type: "roadbook.events.v1.AnalysisRequested", Data: []byte(`{"analysisId": 7}`)})
+		require.ErrorContains(t, err, "decode roadbook.events.v1.AnalysisRequested", "an event the job table needs must decode")
+	})
 }

@@ -447,9 +447,22 @@ func Messages(ev eventstore.RecordedEvent) ([]Message, error) {
 	if !ok {
 		return nil, nil // not a trip stream: nobody subscribes to it
 	}
-	data, err := protojson.Marshal(ev.Payload)
-	if err != nil {
-		return nil, fmt.Errorf("relay: encode %s of %s: %w", ev.Type, ev.StreamID, err)
+	// A feed page's events come undecoded (eventstore.FeedPager): their
+	// stored JSON is the message as is, and only the types the job table
+	// looks into are decoded.
+	data := ev.Data
+	if data == nil {
+		var err error
+		if data, err = protojson.Marshal(ev.Payload); err != nil {
+			return nil, fmt.Errorf("relay: encode %s of %s: %w", ev.Type, ev.StreamID, err)
+		}
+	}
+	if ev.Payload == nil && job.Considers(ev.Type) {
+		p, err := eventstore.DecodePayload(ev.Type, ev.Data)
+		if err != nil {
+			return nil, fmt.Errorf("relay: decode %s of %s: %w", ev.Type, ev.StreamID, err)
+		}
+		ev.Payload = p
 	}
 	hdr := func(msgID string) nats.Header {
 		h := nats.Header{}
