@@ -11,6 +11,7 @@ import (
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/eventstore/postgres"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/reconcile"
@@ -24,15 +25,7 @@ func TestReconciler(t *testing.T) {
 	t.Run("a request without a terminal event is re-enqueued after the deadline, and forgotten once it ends", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		es := testkit.Store(t)
-		_, nc := testkit.NATS(t)
-		js, err := jetstream.New(nc)
-		require.NoError(t, err)
-		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
-
-		trips := tripstore.New(es, nil)
-		up, err := pipelinetest.Store(ctx, trips, "line.gpx", 100, "line", pipelinetest.Line(60, 10, 60.5, 10, 50), true)
-		require.NoError(t, err)
+		_, js, trips, up := setup(t)
 		id, err := pipelinetest.CreateTrip(ctx, trips, "rider", up, trip.SettingsPatch{})
 		require.NoError(t, err)
 
@@ -83,15 +76,7 @@ func TestReconciler(t *testing.T) {
 	t.Run("a request is forgotten as soon as its answer passes in the feed, and only its own answer counts", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		es := testkit.Store(t)
-		_, nc := testkit.NATS(t)
-		js, err := jetstream.New(nc)
-		require.NoError(t, err)
-		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
-
-		trips := tripstore.New(es, nil)
-		up, err := pipelinetest.Store(ctx, trips, "line.gpx", 100, "line", pipelinetest.Line(60, 10, 60.5, 10, 50), true)
-		require.NoError(t, err)
+		es, js, trips, up := setup(t)
 		a, err := pipelinetest.CreateTrip(ctx, trips, "rider", up, trip.SettingsPatch{})
 		require.NoError(t, err)
 		b, err := pipelinetest.CreateTrip(ctx, trips, "rider", up, trip.SettingsPatch{})
@@ -130,4 +115,20 @@ func TestReconciler(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 1, r.Watched(), "its own answer ends the watch an hour before the deadline")
 	})
+}
+
+// setup is a store and an embedded NATS with the streams made, the trip
+// store over it and a 50-point route stored to create trips from.
+func setup(t *testing.T) (*postgres.Store, jetstream.JetStream, *tripstore.Store, pipelinetest.Upload) {
+	t.Helper()
+	ctx := context.Background()
+	es := testkit.Store(t)
+	_, nc := testkit.NATS(t)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
+	trips := tripstore.New(es, nil)
+	up, err := pipelinetest.Store(ctx, trips, "line.gpx", 100, "line", pipelinetest.Line(60, 10, 60.5, 10, 50), true)
+	require.NoError(t, err)
+	return es, js, trips, up
 }

@@ -6,15 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
-	"github.com/roadbook/roadbook/services/worker/internal/stream"
-	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/tripstore"
 )
 
@@ -24,29 +21,17 @@ func TestRelayCursor(t *testing.T) {
 	t.Run("the cursor is saved once an interval however many batches, and once more on shutdown", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		es := testkit.Store(t)
-		_, nc := testkit.NATS(t)
-		js, err := jetstream.New(nc)
-		require.NoError(t, err)
-		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
-		l, err := relay.OpenLease(ctx, js, relay.DefaultLeaseBucket, "a", time.Second)
-		require.NoError(t, err)
+		g := newRig(t)
+		es := g.es
 		var (
 			mu      sync.Mutex
 			saves   []int
 			batches int
 		)
-		r, err := relay.New(relay.Config{Store: es, JS: js, Lease: l, PollInterval: 20 * time.Millisecond,
-			CursorInterval: time.Minute,
-			OnSaved:        func(n int, _ eventstore.Cursor) { mu.Lock(); saves = append(saves, n); mu.Unlock() },
-			OnRelayed:      func([]eventstore.RecordedEvent) { mu.Lock(); batches++; mu.Unlock() },
+		r, stop := g.run(t, relay.Config{PollInterval: 20 * time.Millisecond, CursorInterval: time.Minute,
+			OnSaved:   func(n int, _ eventstore.Cursor) { mu.Lock(); saves = append(saves, n); mu.Unlock() },
+			OnRelayed: func([]eventstore.RecordedEvent) { mu.Lock(); batches++; mu.Unlock() },
 		})
-		require.NoError(t, err)
-		rctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); require.NoError(t, r.Run(rctx)) }()
-		t.Cleanup(func() { cancel(); <-done })
-		require.Eventually(t, r.Active, 10*time.Second, 10*time.Millisecond)
 
 		trips := tripstore.New(es, nil)
 		up, err := pipelinetest.Store(ctx, trips, "x.gpx", 10, "x", pipelinetest.Line(60, 10, 60.1, 10, 10), true)
@@ -64,8 +49,7 @@ func TestRelayCursor(t *testing.T) {
 		require.NoError(t, err)
 		require.Zero(t, cur, "nothing saved yet: a crash now hands the 8 events on again, and dedup drops them")
 
-		cancel()
-		<-done
+		stop()
 		mu.Lock()
 		require.Equal(t, []int{8}, saves, "shutting down with the lease saved everything relayed")
 		mu.Unlock()
@@ -80,20 +64,9 @@ func TestRelayCursor(t *testing.T) {
 	t.Run("a cursor due while events keep coming is saved within the interval", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		es := testkit.Store(t)
-		_, nc := testkit.NATS(t)
-		js, err := jetstream.New(nc)
-		require.NoError(t, err)
-		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
-		l, err := relay.OpenLease(ctx, js, relay.DefaultLeaseBucket, "a", time.Second)
-		require.NoError(t, err)
-		r, err := relay.New(relay.Config{Store: es, JS: js, Lease: l, PollInterval: time.Minute, CursorInterval: 50 * time.Millisecond})
-		require.NoError(t, err)
-		rctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); require.NoError(t, r.Run(rctx)) }()
-		t.Cleanup(func() { cancel(); <-done })
-		require.Eventually(t, r.Active, 10*time.Second, 10*time.Millisecond)
+		g := newRig(t)
+		es := g.es
+		g.run(t, relay.Config{PollInterval: time.Minute, CursorInterval: 50 * time.Millisecond})
 
 		trips := tripstore.New(es, nil)
 		up, err := pipelinetest.Store(ctx, trips, "x.gpx", 10, "x", pipelinetest.Line(60, 10, 60.1, 10, 10), true)
@@ -110,10 +83,8 @@ func TestRelayCursor(t *testing.T) {
 
 	t.Run("an interval past a tenth of the dedup window is refused", func(t *testing.T) {
 		t.Parallel()
-		_, nc := testkit.NATS(t)
-		js, err := jetstream.New(nc)
-		require.NoError(t, err)
-		_, err = relay.New(relay.Config{Store: testkit.Store(t), JS: js, Lease: &relay.Lease{}, CursorInterval: 2 * time.Minute})
+		g := newRig(t)
+		_, err := relay.New(relay.Config{Store: g.es, JS: g.js, Lease: &relay.Lease{}, CursorInterval: 2 * time.Minute})
 		require.ErrorIs(t, err, relay.ErrInvalidConfig)
 		require.ErrorContains(t, err, "CursorInterval 2m0s")
 	})

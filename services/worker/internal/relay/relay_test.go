@@ -75,22 +75,11 @@ func TestRelay(t *testing.T) {
 	t.Run("an event held back by another process's transaction is relayed when that ends, not at the next poll", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		es := testkit.Store(t)
-		_, nc := testkit.NATS(t)
-		js, err := jetstream.New(nc)
-		require.NoError(t, err)
-		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
-		l, err := relay.OpenLease(ctx, js, relay.DefaultLeaseBucket, "a", 10*time.Second)
-		require.NoError(t, err)
+		g := newRig(t)
+		es := g.es
 		// A poll interval far beyond the test's patience: only a wake-up
 		// or the held-back retry can relay anything in time.
-		r, err := relay.New(relay.Config{Store: es, JS: js, Lease: l, PollInterval: time.Hour})
-		require.NoError(t, err)
-		rctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); require.NoError(t, r.Run(rctx)) }()
-		t.Cleanup(func() { cancel(); <-done })
-		require.Eventually(t, r.Active, 10*time.Second, 10*time.Millisecond)
+		r, _ := g.run(t, relay.Config{PollInterval: time.Hour})
 
 		// Another process's write transaction, begun before the append: it
 		// holds the feed's horizon, and its end wakes nobody.

@@ -1,0 +1,52 @@
+package relay_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/eventstore/postgres"
+	"github.com/roadbook/roadbook/services/worker/internal/relay"
+	"github.com/roadbook/roadbook/services/worker/internal/stream"
+	"github.com/roadbook/roadbook/testkit"
+)
+
+// rig is a store of its own and an embedded NATS with the streams made:
+// what every relay test starts from.
+type rig struct {
+	es *postgres.Store
+	js jetstream.JetStream
+}
+
+func newRig(t *testing.T) rig {
+	t.Helper()
+	es := testkit.Store(t)
+	_, nc := testkit.NATS(t)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.NoError(t, stream.Ensure(context.Background(), js, stream.DefaultOptions()))
+	return rig{es: es, js: js}
+}
+
+// run starts a relay on the rig (cfg's Store, JS and Lease are filled in)
+// and waits until it holds the lease. stop ends it and returns once Run
+// returned; the test's cleanup stops it too.
+func (g rig) run(t *testing.T, cfg relay.Config) (r *relay.Relay, stop func()) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := relay.OpenLease(ctx, g.js, relay.DefaultLeaseBucket, "a", 10*time.Second)
+	require.NoError(t, err)
+	cfg.Store, cfg.JS, cfg.Lease = g.es, g.js, l
+	r, err = relay.New(cfg)
+	require.NoError(t, err)
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); require.NoError(t, r.Run(rctx)) }()
+	stop = func() { cancel(); <-done }
+	t.Cleanup(stop)
+	require.Eventually(t, r.Active, 10*time.Second, 10*time.Millisecond)
+	return r, stop
+}
