@@ -1,7 +1,11 @@
 package job
 
 import (
+	"fmt"
+
 	"google.golang.org/protobuf/proto"
+
+	"github.com/roadbook/roadbook/eventstore"
 
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
@@ -20,6 +24,22 @@ var considered = typeSet(
 // needs no work, whatever its payload. A case added to For's switch must be
 // added here too (TestConsidersEveryTypeForMaps checks it).
 func Considers(typ string) bool { return considered[typ] }
+
+// Decoded is ev ready for For: an event read undecoded (its stored JSON in
+// Data, eventstore.FeedPager) gets its payload decoded when For looks into
+// its type, and is returned as is otherwise. A payload that does not decode
+// is an error, never "no job": the caller must not move past it.
+func Decoded(ev eventstore.RecordedEvent) (eventstore.RecordedEvent, error) {
+	if ev.Payload != nil || !Considers(ev.Type) {
+		return ev, nil
+	}
+	p, err := eventstore.DecodePayload(ev.Type, ev.Data)
+	if err != nil {
+		return ev, fmt.Errorf("job: decode %s of %s: %w", ev.Type, ev.StreamID, err)
+	}
+	ev.Payload = p
+	return ev, nil
+}
 
 func typeSet(ms ...proto.Message) map[string]bool {
 	out := make(map[string]bool, len(ms))

@@ -457,12 +457,9 @@ func Messages(ev eventstore.RecordedEvent) ([]Message, error) {
 			return nil, fmt.Errorf("relay: encode %s of %s: %w", ev.Type, ev.StreamID, err)
 		}
 	}
-	if ev.Payload == nil && job.Considers(ev.Type) {
-		p, err := eventstore.DecodePayload(ev.Type, ev.Data)
-		if err != nil {
-			return nil, fmt.Errorf("relay: decode %s of %s: %w", ev.Type, ev.StreamID, err)
-		}
-		ev.Payload = p
+	ev, err := job.Decoded(ev)
+	if err != nil {
+		return nil, fmt.Errorf("relay: %w", err)
 	}
 	hdr := func(msgID string) nats.Header {
 		h := nats.Header{}
