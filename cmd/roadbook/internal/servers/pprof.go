@@ -6,7 +6,7 @@ import (
 )
 
 // withPprof adds Go's profiling endpoints (/debug/pprof/…) to the worker's
-// health port, in front of h. Off by default (`--pprof`, ROADBOOK_PPROF):
+// health port or the API's admin port, in front of h. Off by default (`--pprof`, ROADBOOK_PPROF):
 // profiles expose the process's internals and cost CPU while they run, so
 // they are for diagnosing (the evidence soak compares the worker's CPU
 // profile early and late in a run), on a port that is never public.

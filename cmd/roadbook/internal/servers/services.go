@@ -70,6 +70,7 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	adminAddr := fs.String("admin-addr", "127.0.0.1:9091", "listen address of /metrics, gRPC reflection and the probes, kept off the public port ($ROADBOOK_ADMIN_ADDR)")
 	pageKey := envflag.Secret(fs, "page-token-key", "HMAC key of ListTrips page tokens, >= 32 bytes, the same on every replica; empty: a random key per process, so a page token only works on the replica that issued it ($ROADBOOK_PAGE_TOKEN_KEY)")
 	allowExample := registerAllowExample(fs)
+	profiles := fs.Bool("pprof", false, "serve Go's /debug/pprof/ on the admin port, to diagnose; never on a public port ($ROADBOOK_PPROF)")
 	hops := fs.Int("trusted-proxy-hops", 0, "reverse proxies in front of the API, each appending to X-Forwarded-For; public share reads "+
 		"are limited per the address the outermost one saw (the Nth entry from the right); 0: per TCP peer, the header ignored ($ROADBOOK_TRUSTED_PROXY_HOPS)")
 	var pf plannerFlags
@@ -153,7 +154,11 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	served := h2cServer(withPlanner(api.Handler(), app, nil))
 	// The operator's routes on their own port (AdminHandler): h2c too, for
 	// gRPC reflection.
-	admin := h2cServer(api.AdminHandler())
+	adminHandler := api.AdminHandler()
+	if *profiles {
+		adminHandler = withPprof(adminHandler)
+	}
+	admin := h2cServer(adminHandler)
 	adminErr := make(chan error, 1)
 	go func() { adminErr <- serveErr(admin.Serve(adminLn)) }()
 	serve := func(ln net.Listener) error { return serveErr(served.Serve(ln)) }
