@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"connectrpc.com/connect"
@@ -118,7 +119,10 @@ func writePhase(ctx context.Context, store *postgres.Store, client roadbookv1con
 			return err
 		}
 	}
-	editN, editLat, err := phase(writers, 2*time.Second, duration, func(i int) error { return editOnce(ws[i]) })
+	var editCalls atomic.Int64
+	cpu0 := processCPU()
+	editN, editLat, err := phase(writers, 2*time.Second, duration, func(i int) error { editCalls.Add(1); return editOnce(ws[i]) })
+	cpuPerOp := float64(processCPU()-cpu0) / float64(time.Millisecond) / float64(max(editCalls.Load(), 1))
 	if writeProfile != "" {
 		pprof.StopCPUProfile()
 	}
@@ -134,8 +138,8 @@ func writePhase(ctx context.Context, store *postgres.Store, client roadbookv1con
 	if writeAgent {
 		name = "edit-agent" // keyed edit + get_trip, one op
 	}
-	fmt.Printf("api %s rps=%.0f p50_ms=%.2f p99_ms=%.2f append_rps=%.0f append_p50_ms=%.2f ratio=%.2f\n",
-		name, rps, ms(editLat[len(editLat)/2]), ms(editLat[len(editLat)*99/100]), appendRPS, ms(appendLat[len(appendLat)/2]), rps/appendRPS)
+	fmt.Printf("api %s rps=%.0f p50_ms=%.2f p99_ms=%.2f append_rps=%.0f append_p50_ms=%.2f ratio=%.2f cpu_ms_per_op=%.2f\n",
+		name, rps, ms(editLat[len(editLat)/2]), ms(editLat[len(editLat)*99/100]), appendRPS, ms(appendLat[len(appendLat)/2]), rps/appendRPS, cpuPerOp)
 	return nil
 }
 
@@ -180,4 +184,16 @@ func phase(n int, warmup, d time.Duration, fn func(int) error) (int, []time.Dura
 	}
 	slices.Sort(all)
 	return len(all), all, nil
+}
+
+// processCPU is the CPU time this process used so far (user and system):
+// clients and API together, the same clients before and after a change, so
+// its difference per op compares the API's own work where a busy machine
+// makes throughput swing.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
