@@ -9,11 +9,13 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/testkit/fixtures"
+	"github.com/roadbook/roadbook/tripstore"
 )
 
 // TestStoreCallsPerRPC pins the event-store calls each RPC of an MCP
@@ -56,6 +58,10 @@ func TestStoreCallsPerRPC(t *testing.T) {
 	getTrip := func(t *testing.T) {
 		got, err := c.trips.GetTrip(ctx, connect.NewRequest(&roadbookv1.GetTripRequest{TripId: id}))
 		require.NoError(t, err)
+		stored, err := h.trips.Load(ctx, tripstore.System(), uuid.MustParse(id)) // behind the API's back
+		require.NoError(t, err)
+		require.Equal(t, stored.State.Version, got.Msg.Trip.Version, "the digest of the trip as stored")
+		require.Len(t, got.Msg.Trip.Stages, len(stored.State.Stages))
 		version = got.Msg.Trip.Version
 	}
 	t.Run("the first get_trip loads the trip in one round trip", func(t *testing.T) {
