@@ -34,7 +34,11 @@ func (p *Planner) delete(ctx context.Context, user string, w Write, id uuid.UUID
 	if err != nil || o.Preview {
 		return o, err
 	}
-	if err := p.trips.RemoveTrip(ctx, id); err != nil {
+	remove := func() error { return p.trips.RemoveDeletedTrip(ctx, id, o.After) }
+	if o.Replayed { // the first call's state is not at hand: read the codes back
+		remove = func() error { return p.trips.RemoveTrip(ctx, id) }
+	}
+	if err := remove(); err != nil {
 		p.log.WarnContext(ctx, "trip deleted but its stream is not removed yet; the next read of it finishes the removal",
 			"trip_id", id.String(), "error", err)
 	}

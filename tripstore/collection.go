@@ -79,22 +79,35 @@ func (s *Store) Generation(ctx context.Context, user string) (int64, error) {
 func (s *Store) recordCollectionChange(ctx context.Context, user string, id uuid.UUID, change eventsv1.CollectionChange) {
 	var err error
 	for range 3 {
-		var stream eventstore.StreamID
-		if stream, _, err = s.collection(ctx, user); err == nil {
-			_, err = s.events.Append(ctx, eventstore.AppendRequest{
-				Stream:   stream,
-				Expected: eventstore.Any(),
-				Owner:    user,
-				Events:   []eventstore.NewEvent{{Payload: &eventsv1.TripCollectionChanged{TripId: id.String(), Change: change}}},
-			})
-		}
-		if err == nil || ctx.Err() != nil {
+		if err = s.appendCollection(ctx, user, &eventsv1.TripCollectionChanged{TripId: id.String(), Change: change}); err == nil || ctx.Err() != nil {
 			break
 		}
 	}
 	if err != nil {
 		s.log.ErrorContext(ctx, "collection generation not recorded", "trip_id", id.String(), "error", err)
 	}
+}
+
+// appendCollection appends e to user's live collection stream. It appends
+// to each epoch's stream in turn, without reading its head row first: the
+// append (expecting any version, so it never conflicts) creates the stream
+// of a user's first change, and a deleted epoch's stream refuses it
+// (eventstore.ErrStreamDeleted) so the next epoch is tried — the stream
+// collection would have found, one round trip instead of two for every
+// user who never deleted their account.
+func (s *Store) appendCollection(ctx context.Context, user string, e *eventsv1.TripCollectionChanged) error {
+	for epoch := range int64(maxEpochs) {
+		_, err := s.events.Append(ctx, eventstore.AppendRequest{
+			Stream:   collectionStream(user, epoch),
+			Expected: eventstore.Any(),
+			Owner:    user,
+			Events:   []eventstore.NewEvent{{Payload: e}},
+		})
+		if !errors.Is(err, eventstore.ErrStreamDeleted) {
+			return err
+		}
+	}
+	return errors.New("tripstore: no collection epoch left")
 }
 
 // DeleteCollection removes the user's collection stream (its events name

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/google/uuid"
 
+	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 )
@@ -21,7 +23,9 @@ import (
 
 // RemoveTrip deletes the share-index streams of every code the trip ever
 // had (they name the trip), then the trip's stream. Each step is
-// idempotent, so a failed removal is simply run again.
+// idempotent, so a failed removal is simply run again. It reads the codes
+// from the trip's events; a caller that holds the deleted trip's state
+// uses RemoveDeletedTrip, which reads nothing.
 func (s *Store) RemoveTrip(ctx context.Context, id uuid.UUID) error {
 	stream := StreamID(id)
 	events, err := s.events.ReadStream(ctx, stream, 0, 0)
@@ -31,14 +35,37 @@ func (s *Store) RemoveTrip(ctx context.Context, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
+	var codes []string
 	for _, e := range events {
 		if sh, ok := e.Payload.(*eventsv1.TripShared); ok {
-			if err := s.events.DeleteStream(ctx, shareStream(sh.GetShareCode())); err != nil && !errors.Is(err, eventstore.ErrNotFound) {
-				return err
-			}
+			codes = append(codes, sh.GetShareCode())
 		}
 	}
-	return s.events.DeleteStream(ctx, stream)
+	return s.remove(ctx, id, codes)
+}
+
+// RemoveDeletedTrip is RemoveTrip for the caller that just deleted the
+// trip and holds its state as the deletion left it: the codes the trip
+// ever had are that state's active and revoked ones (every TripShared sets
+// the active code, which only a TripUnshared revokes), so the stream is
+// not read back — for a trip with stages, megabytes of events decoded only
+// to find the one or two TripShared among them.
+func (s *Store) RemoveDeletedTrip(ctx context.Context, id uuid.UUID, st trip.State) error {
+	codes := slices.Clone(st.Share.Revoked)
+	if st.Share.Active() {
+		codes = append(codes, st.Share.Code)
+	}
+	return s.remove(ctx, id, codes)
+}
+
+// remove deletes the share-index streams of codes, then the trip's stream.
+func (s *Store) remove(ctx context.Context, id uuid.UUID, codes []string) error {
+	for _, code := range codes {
+		if err := s.events.DeleteStream(ctx, shareStream(code)); err != nil && !errors.Is(err, eventstore.ErrNotFound) {
+			return err
+		}
+	}
+	return s.events.DeleteStream(ctx, StreamID(id))
 }
 
 // FinishDeletion removes user's trip id when its TripDeleted is recorded but
@@ -50,6 +77,12 @@ func (s *Store) FinishDeletion(ctx context.Context, user string, id uuid.UUID) {
 	if err != nil || info.Owner != user || !RowDeleted(info) {
 		return
 	}
+	s.finishDeletion(ctx, id)
+}
+
+// finishDeletion removes trip id, whose row says it is deleted; a failure
+// is logged (the next read tries again).
+func (s *Store) finishDeletion(ctx context.Context, id uuid.UUID) {
 	if err := s.RemoveTrip(ctx, id); err != nil {
 		s.log.WarnContext(ctx, "removing a deleted trip failed again", "trip_id", id.String(), "error", err)
 	}

@@ -111,9 +111,10 @@ type Options struct {
 	Metadata eventstore.Metadata
 	// EventID derives event ids for idempotent workers (see aggregate.Options).
 	EventID func(i int) uuid.UUID
-	// Idempotency makes a replay answer the first result: Execute asks the
-	// store first (replay) and, for a key already answered, returns that
-	// answer (Result.Append.Replayed) without deciding anything.
+	// Idempotency makes a replay answer the first result
+	// (Result.Append.Replayed): the append answers a key already recorded
+	// instead of appending, and a command refused or with nothing to do
+	// asks the store for the key before it says so (replay).
 	Idempotency *eventstore.Idempotency
 	// BlobRefs are route blobs the trip references from now on.
 	BlobRefs [][]byte
@@ -156,12 +157,6 @@ func (s *Store) Execute(ctx context.Context, actor Actor, tripID uuid.UUID, cmd 
 // ExecuteBuilt is Execute for a command built from the trip as loaded (one
 // load, one fold: build reads the state Execute decides on).
 func (s *Store) ExecuteBuilt(ctx context.Context, actor Actor, tripID uuid.UUID, build Build, opts Options) (Result, error) {
-	if opts.Idempotency != nil {
-		answer, replayed, err := s.replay(ctx, actor, tripID, opts.Idempotency)
-		if err != nil || replayed {
-			return Result{Append: eventstore.AppendResult{Replayed: replayed, Response: answer}}, err
-		}
-	}
 	now := s.now()
 	owner := actor.User
 	rule := func(l Loaded) ([]proto.Message, error) {
@@ -194,7 +189,15 @@ func (s *Store) ExecuteBuilt(ctx context.Context, actor Actor, tripID uuid.UUID,
 		Creates:     opts.Creates,
 	})
 	if err != nil {
-		return Result{}, translate(err)
+		res, err = Result{}, translate(err)
+	}
+	if opts.Idempotency != nil && (err != nil || len(res.Events) == 0) {
+		// Refused, or nothing to do: a retry of a call that acted gets
+		// the first answer (replay).
+		res, err = s.answered(ctx, opts.Idempotency, res, err)
+	}
+	if err != nil {
+		return Result{}, err
 	}
 	if opts.Collection != eventsv1.CollectionChange_COLLECTION_CHANGE_UNSPECIFIED && len(res.Events) > 0 && !res.Append.Replayed {
 		s.recordCollectionChange(ctx, actor.User, tripID, opts.Collection)

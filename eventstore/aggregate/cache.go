@@ -14,7 +14,8 @@ import (
 // loads its trip once per step it records, and every load used to decode the
 // whole stream again (route geometry included): half of the worker's CPU in
 // the 10-minute soak. The store stays the truth: every Load still reads the
-// stream's head row, so a deletion is seen, and folds whatever the cached
+// stream's head row (LoadFrom is handed one its caller just read), so a
+// deletion is seen, and folds whatever the cached
 // version lacks, so writes by other replicas are seen as before; an Execute
 // that decides on the cached state without reading (its optimistic first
 // attempt) appends at exactly the cached version, which the store refuses

@@ -43,7 +43,27 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 		}
 		return Loaded[S]{}, err
 	}
+	return fold(ctx, store, def, info, tail)
+}
 
+// LoadFrom is Load for a caller that read the stream's head row itself
+// (Store.Stream, for a check of its own): it folds the stream to that row's
+// version without reading the row again — nothing at all when the
+// definition's cache holds that version, else the events the cache (or a
+// snapshot) lacks. The row is as fresh as the one Load would read; a
+// deleted or missing stream is the caller's to answer, from the error of
+// its own read.
+func LoadFrom[S any](ctx context.Context, store eventstore.Store, def Definition[S], info eventstore.StreamInfo) (Loaded[S], error) {
+	if err := def.validate(); err != nil {
+		return Loaded[S]{}, err
+	}
+	return fold(ctx, store, def, info, headTail{after: -1})
+}
+
+// fold folds the stream info heads: from the cache or a snapshot when they
+// serve, then the events after, those read with the head row (tail) first.
+func fold[S any](ctx context.Context, store eventstore.Store, def Definition[S], info eventstore.StreamInfo, tail headTail) (Loaded[S], error) {
+	var err error
 	l := Loaded[S]{State: def.Initial(info), Exists: true, Info: info}
 	cached := false
 	if c := def.Cache; c != nil {
@@ -54,7 +74,7 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 	// Snapshots are written when an append crosses a multiple of Every
 	// (maybeSnapshot), so a shorter stream has none: no read for it.
 	if c := def.Snapshots; c != nil && !cached && info.Version >= c.Every {
-		snap, err := store.LoadSnapshot(ctx, id, c.SchemaVersion)
+		snap, err := store.LoadSnapshot(ctx, info.ID, c.SchemaVersion)
 		switch {
 		case err == nil:
 			st, uerr := c.Unmarshal(snap.Data)
@@ -83,7 +103,7 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 		// fold stands (the cache, or the stream's start, was used).
 		events, limit := tail.events, tail.limit
 		if tail.after != l.StreamVersion || len(events) == 0 {
-			if events, err = store.ReadStream(ctx, id, l.StreamVersion, readChunk); err != nil {
+			if events, err = store.ReadStream(ctx, info.ID, l.StreamVersion, readChunk); err != nil {
 				return Loaded[S]{}, err
 			}
 			limit = readChunk
@@ -91,7 +111,7 @@ func Load[S any](ctx context.Context, store eventstore.Store, def Definition[S],
 		tail = headTail{after: -1}
 		for _, e := range events {
 			if e.Version != l.StreamVersion+1 {
-				return Loaded[S]{}, fmt.Errorf("aggregate: stream %q jumps from version %d to %d", id, l.StreamVersion, e.Version)
+				return Loaded[S]{}, fmt.Errorf("aggregate: stream %q jumps from version %d to %d", info.ID, l.StreamVersion, e.Version)
 			}
 			l.State = def.Evolve(l.State, e.Payload)
 			l.StreamVersion = e.Version

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 )
 
 func TestListTrips(t *testing.T) {
@@ -37,6 +39,16 @@ func TestListTrips(t *testing.T) {
 		}
 		require.Equal(t, []string{ids[4], ids[3], ids[2], ids[1], ids[0]}, seen)
 	})
+	t.Run("a listing of one page is one API call, a first page that hands a cursor out reads the generation first", func(t *testing.T) {
+		list := func(args string) int {
+			before := h.apiCalls.of(roadbookv1connect.TripServiceListTripsProcedure)
+			ok(t, s, "list_trips", args)
+			return h.apiCalls.of(roadbookv1connect.TripServiceListTripsProcedure) - before
+		}
+		require.Equal(t, 1, list(`{}`), "five trips, one page of twenty")
+		require.Equal(t, 3, list(`{"limit":2}`), "the generation (one page of 100), then the page again after it")
+	})
+
 	t.Run("a tampered cursor is invalid_argument", func(t *testing.T) {
 		p1 := ok(t, s, "list_trips", `{"limit":2}`)
 		c := p1["nextCursor"].(string)

@@ -14,18 +14,31 @@ import (
 )
 
 // apiCalls records the headers of every request the API receives.
+// and how often each path was called.
 type apiCalls struct {
 	mu      sync.Mutex
 	headers []http.Header
+	paths   map[string]int
 }
 
 func (a *apiCalls) record(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		a.headers = append(a.headers, r.Header.Clone())
+		if a.paths == nil {
+			a.paths = map[string]int{}
+		}
+		a.paths[r.URL.Path]++
 		a.mu.Unlock()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// of is how often the API was called at path so far.
+func (a *apiCalls) of(path string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.paths[path]
 }
 
 // inTrace returns the headers of the API calls whose traceparent names

@@ -8,8 +8,6 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore"
-	"github.com/roadbook/roadbook/planner"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/tripstore"
 )
@@ -21,7 +19,9 @@ import (
 // and decoding it on every read held GetTrip to a few hundred calls a
 // second (docs/BENCHMARKS.md). Any append moves the stream version, so a
 // stale entry is never served; the head row also carries the owner and the
-// deleted mark, so visibility is checked exactly as tripstore.Load does.
+// deleted mark, so visibility is checked exactly as tripstore.Load does
+// (tripstore.Store.Head). A miss folds the trip to that same row
+// (tripstore.Store.LoadFrom), so no read pays for the head row twice.
 type digestCache struct {
 	once    sync.Once
 	entries *lru.Cache[uuid.UUID, cachedDigest]
@@ -43,18 +43,22 @@ type cachedDigest struct {
 // trip goes (golang-lru), so the trips being read stay cached.
 const digestCacheSize = 4096
 
-// get answers the cached digest of user's trip id when the stream is still
-// at the cached version; ok is false on a miss (the caller folds).
-func (d *digestCache) get(ctx context.Context, events eventstore.Store, user string, id uuid.UUID, today trip.Date) (*roadbookv1.TripDigest, bool) {
+// get answers the cached digest of trip id when it was folded at stream
+// version (the head row the caller just read) today; ok is false on a miss
+// (the caller folds).
+func (d *digestCache) get(id uuid.UUID, version int64, today trip.Date) (*roadbookv1.TripDigest, bool) {
 	e, ok := d.lru().Get(id)
-	if !ok || e.today != today {
-		return nil, false
-	}
-	info, err := events.Stream(ctx, tripstore.StreamID(id))
-	if err != nil || info.Owner != user || tripstore.RowDeleted(info) || info.Version != e.version {
+	if !ok || e.today != today || e.version != version {
 		return nil, false
 	}
 	return e.digest, true
+}
+
+// has reports whether a digest of trip id is cached for today, whatever
+// its version: whether a read should check it against the head row first.
+func (d *digestCache) has(id uuid.UUID, today trip.Date) bool {
+	e, ok := d.lru().Peek(id)
+	return ok && e.today == today
 }
 
 // put remembers a digest folded at stream version. The message is shared
@@ -64,24 +68,33 @@ func (d *digestCache) put(id uuid.UUID, version int64, today trip.Date, digest *
 }
 
 // digest is GetTrip's answer: the cached digest of the caller's trip while
-// its stream has not moved, else the trip folded and mapped (and cached).
+// its stream has not moved, else the trip folded, mapped (and cached). With
+// a digest cached, the head row read to check it is the one the fold
+// starts from (planner.TripFrom); with none, the trip is loaded at once,
+// head row and tail in one round trip.
 func (s *shared) digest(ctx context.Context, tripID string) (*roadbookv1.TripDigest, error) {
-	user, err := planner.Caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	id, err := uuid.Parse(tripID)
-	if err != nil {
-		return nil, &planner.InvalidError{Field: "tripId", Message: "must be a UUID"}
-	}
 	v := s.view()
-	if d, ok := s.digests.get(ctx, s.cfg.Store, user, id, v.today); ok {
-		return d, nil
+	var (
+		l   tripstore.Loaded
+		err error
+	)
+	if id, perr := uuid.Parse(tripID); perr == nil && !s.digests.has(id, v.today) {
+		l, err = s.planner.Trip(ctx, tripID)
+	} else {
+		head, herr := s.planner.TripHead(ctx, tripID)
+		if herr != nil {
+			return nil, herr
+		}
+		id, _ := tripstore.TripID(head.ID)
+		if d, ok := s.digests.get(id, head.Version, v.today); ok {
+			return d, nil
+		}
+		l, err = s.planner.TripFrom(ctx, head)
 	}
-	l, err := s.planner.Trip(ctx, tripID)
 	if err != nil {
 		return nil, err
 	}
+	id, _ := tripstore.TripID(l.Info.ID)
 	d := v.digest(l.State, &l.Info)
 	s.digests.put(id, l.StreamVersion, v.today, d)
 	return d, nil

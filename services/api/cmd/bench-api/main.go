@@ -13,11 +13,16 @@
 // the event store (Append at the expected version, no API): the floor any
 // write through the API stands on. It prints
 //
-//	api edit rps=N p50_ms=A p99_ms=B append_rps=M append_p50_ms=C ratio=R
+//	api edit rps=N p50_ms=A p99_ms=B append_rps=M append_p50_ms=C ratio=R cpu_ms_per_op=P
 //
 // where ratio = edit rps / append rps: what the API's write path (auth,
 // validation, idempotency lookup, load, decide, summary, the response
-// digest) keeps of the store's own append rate.
+// digest) keeps of the store's own append rate; and P is this process's CPU
+// per edit, warm-up included, clients and API together (on a busy machine
+// it swings less than the rates). With -write-agent the line is api
+// edit-agent: each edit carries a fresh idempotency key, as the MCP
+// service's writes do, and is followed by a GetTrip of the trip, the read
+// an agent makes next; one op is both calls.
 //
 // The database is ROADBOOK_TEST_DATABASE_URL (default the local cluster); the
 // run uses a schema of its own and drops it afterwards.
@@ -58,6 +63,7 @@ func main() {
 	stages := flag.Int("stages", 30, "stages of the trip")
 	writers := flag.Int("write-clients", 16, "concurrent writers in the write phase (0: skip it)")
 	flag.StringVar(&writeProfile, "write-cpuprofile", "", "write a CPU profile of the edit phase to this file")
+	flag.BoolVar(&writeAgent, "write-agent", false, "edit as an MCP agent does: a fresh idempotency key per edit, then get_trip")
 	flag.Parse()
 	if err := run(*clients, *writers, *duration, *stages); err != nil {
 		log.Fatal(err)

@@ -140,13 +140,16 @@ func listTrips() Tool {
 			return listTripsOut{}, err
 		}
 		qd := canonical.Digest(qc)
-		// The generation is read before the page, so a page and the cursor
-		// it hands out never mix two sets of trips.
-		gen, err := c.generation(ctx)
-		if err != nil {
-			return listTripsOut{}, err
-		}
+		// The generation is read before the page it binds, so a page and
+		// the cursor it hands out never mix two sets of trips: before a
+		// page a cursor comes in for, and, when a first page hands a
+		// cursor out, before that page is read again. A listing of one page
+		// — the usual one — reads no generation: one API call.
+		gen := ""
 		if in.Cursor != nil && *in.Cursor != "" {
+			if gen, err = c.generation(ctx); err != nil {
+				return listTripsOut{}, err
+			}
 			var st cursorState
 			err := c.env.Cursors.Open(cursorPurpose, *in.Cursor, c.env.Clock(), &st)
 			switch {
@@ -165,6 +168,14 @@ func listTrips() Tool {
 		resp, err := c.env.API.Trips.ListTrips(ctx, connect.NewRequest(req))
 		if err != nil {
 			return listTripsOut{}, err
+		}
+		if resp.Msg.GetNextPageToken() != "" && gen == "" {
+			if gen, err = c.generation(ctx); err != nil {
+				return listTripsOut{}, err
+			}
+			if resp, err = c.env.API.Trips.ListTrips(ctx, connect.NewRequest(req)); err != nil {
+				return listTripsOut{}, err
+			}
 		}
 		out := listTripsOut{Trips: []TripRow{}, Truncated: resp.Msg.GetTruncated() || resp.Msg.GetNextPageToken() != ""}
 		for _, t := range resp.Msg.GetTrips() {
