@@ -169,19 +169,12 @@ func (s *Store) Append(ctx context.Context, req eventstore.AppendRequest) (event
 	return res, nil
 }
 
-// appendOn writes the append on on: its lock statement, if its kind needs
-// one, and the append statement, sent together (one round trip); on refusal
-// it asks refusalSQL why.
+// appendOn writes the append on on: the stream's lock statement and the
+// append statement, sent together (one round trip); on refusal it asks
+// refusalSQL why.
 func (s *Store) appendOn(ctx context.Context, on querier, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (eventstore.AppendResult, error) {
-	var (
-		version, first, last *int64
-		err                  error
-	)
-	if req.Expected.IsExact() && len(events) == 1 && len(req.BlobRefs) == 0 {
-		version, first, last, err = appendExactOne(ctx, on, req, events[0])
-	} else {
-		version, first, last, err = appendGeneral(ctx, on, req, events)
-	}
+	query, args := appendStatement(req, events)
+	version, first, last, err := lockedAppend(ctx, on, string(req.Stream), query, args...)
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
@@ -204,17 +197,18 @@ func summaryArgs(req eventstore.AppendRequest) (bool, string, string, string) {
 	return true, req.Summary.Title, req.Summary.Status, data
 }
 
-// appendExactOne runs the stream lock and appendExactOneSQL (plain
-// parameters, no arrays) as one batch: the hot path of aggregates.
-func appendExactOne(ctx context.Context, on querier, req eventstore.AppendRequest, e eventstore.EncodedEvent) (version, first, last *int64, err error) {
-	has, title, status, summary := summaryArgs(req)
-	return lockedAppend(ctx, on, string(req.Stream), appendExactOneSQL, string(req.Stream), req.Expected.Version(), req.Owner,
-		has, title, status, summary, e.ID, e.Type, string(e.Data), string(e.Metadata))
-}
-
-// appendGeneral runs the general statement of the request's kind, after the
-// kind's lock statement when it has one, as one batch.
-func appendGeneral(ctx context.Context, on querier, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (version, first, last *int64, err error) {
+// appendStatement is the append statement of the request and its
+// arguments: appendExactOneSQL (plain parameters, no arrays: the hot path of
+// aggregates) for one event at an exact version without blobs, else the
+// general statement of the request's kind. It runs after the stream's lock
+// statement (lockStreamSQL), in the same batch.
+func appendStatement(req eventstore.AppendRequest, events []eventstore.EncodedEvent) (string, []any) {
+	if req.Expected.IsExact() && len(events) == 1 && len(req.BlobRefs) == 0 {
+		e := events[0]
+		has, title, status, summary := summaryArgs(req)
+		return appendExactOneSQL, []any{string(req.Stream), req.Expected.Version(), req.Owner,
+			has, title, status, summary, e.ID, e.Type, string(e.Data), string(e.Metadata)}
+	}
 	blobs := len(req.BlobRefs) > 0
 	var query string
 	switch {
@@ -243,7 +237,7 @@ func appendGeneral(ctx context.Context, on querier, req eventstore.AppendRequest
 	if req.Expected.IsExact() {
 		args = append(args, req.Expected.Version())
 	}
-	return lockedAppend(ctx, on, string(req.Stream), query, args...)
+	return query, args
 }
 
 // lockedAppend sends the stream's advisory lock and the append statement as
@@ -306,57 +300,124 @@ func refusal(ctx context.Context, on querier, req eventstore.AppendRequest) erro
 	return &eventstore.VersionConflictError{Stream: req.Stream, Expected: req.Expected, Current: current}
 }
 
+// dedupLookupSQL reads the record of an idempotency key.
+const dedupLookupSQL = `SELECT request_hash, response, version, first_position, last_position, expires_at
+	FROM command_dedup WHERE key = $1`
+
+// dedupRecordSQL records a key's answer from the events this transaction
+// has just appended to the stream ($4; $6 of them): their last version and
+// first and last positions, found by the stream's new version and the
+// transaction's own id. After a refused append the transaction has no id
+// (pg_current_xact_id_if_assigned is NULL: nothing was written), so it
+// records nothing. Parameters: $1 key, $2 request hash, $3 response,
+// $4 stream, $5 expiry, $6 event count.
+const dedupRecordSQL = `INSERT INTO command_dedup (key, request_hash, response, stream_id, version, first_position, last_position, expires_at)
+	SELECT $1, $2, $3, $4, max(version), min(global_position), max(global_position), $5
+	FROM events
+	WHERE stream_id = $4 AND version > (SELECT version FROM streams WHERE stream_id = $4) - $6::bigint
+		AND tx_id = pg_current_xact_id_if_assigned()
+	HAVING count(*) > 0
+	ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
+		stream_id = excluded.stream_id, version = excluded.version, first_position = excluded.first_position,
+		last_position = excluded.last_position, expires_at = excluded.expires_at`
+
 // appendIdempotent runs the append in an explicit transaction that first
 // locks the idempotency key, so concurrent callers with one key queue up:
 // the first executes, the others find its answer. Failed appends record
 // nothing, so a retry after a conflict runs again. Nothing here writes
 // before the append's own stream row write, so the transaction id is still
 // taken where the ordering argument above says.
+//
+// Two round trips, each a pipelined batch on one connection: BEGIN, the
+// key's lock and its record; then, when the key has no live record, the
+// stream's lock, the append, the key's record (dedupRecordSQL) and COMMIT.
+// Sent one statement at a time, as before, the same work took six (BEGIN,
+// lock, lookup, append, record, COMMIT): every keyed write of the API paid
+// four more round trips than it needed.
 func (s *Store) appendIdempotent(ctx context.Context, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (eventstore.AppendResult, error) {
 	key := req.Idempotency
-	tx, err := s.pool.Begin(ctx)
+	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return eventstore.AppendResult{}, translate("append", err)
 	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('k:' || $1, 0))`, key.Key); err != nil {
-		return eventstore.AppendResult{}, translate("append", err)
+	// A connection left inside the transaction (an error below) is closed
+	// by the pool on release, never reused mid-transaction.
+	defer c.Release()
+	rollback := func() { _, _ = c.Exec(context.WithoutCancel(ctx), "ROLLBACK") }
+
+	res, replayed, err := lookupKey(ctx, c, key, s.now())
+	if err != nil || replayed {
+		rollback()
+		return res, err
 	}
-	var (
-		hash, response []byte
-		res            eventstore.AppendResult
-		expires        time.Time
-	)
-	err = tx.QueryRow(ctx, `SELECT request_hash, response, version, first_position, last_position, expires_at
-		FROM command_dedup WHERE key = $1`, key.Key).Scan(&hash, &response, &res.Version, &res.FirstPosition, &res.LastPosition, &expires)
-	switch {
-	case err == nil && expires.After(s.now()):
-		if !bytes.Equal(hash, key.RequestHash) {
-			return eventstore.AppendResult{}, fmt.Errorf("idempotency key %q: %w", key.Key, eventstore.ErrIdempotencyMismatch)
+
+	query, args := appendStatement(req, events)
+	b := &pgx.Batch{}
+	b.Queue(lockStreamSQL, string(req.Stream))
+	b.Queue(query, args...)
+	b.Queue(dedupRecordSQL, key.Key, key.RequestHash, key.Response, string(req.Stream), key.ExpiresAt, int64(len(events)))
+	b.Queue("COMMIT")
+	br := c.SendBatch(ctx, b)
+	var version, first, last *int64
+	_, err = br.Exec()
+	if err == nil {
+		err = br.QueryRow().Scan(&version, &first, &last)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = nil // refused: the record below writes nothing, and COMMIT ends an empty transaction
 		}
-		res.Replayed, res.Response = true, response
-		return res, nil
-	case err == nil, errors.Is(err, pgx.ErrNoRows):
-		// An expired key, or none: execute.
-	default:
-		return eventstore.AppendResult{}, translate("append", err)
 	}
-	res, err = s.appendOn(ctx, tx, req, events)
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		return eventstore.AppendResult{}, err
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO command_dedup (key, request_hash, response, stream_id, version, first_position, last_position, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
-			stream_id = excluded.stream_id, version = excluded.version, first_position = excluded.first_position,
-			last_position = excluded.last_position, expires_at = excluded.expires_at`,
-		key.Key, key.RequestHash, key.Response, string(req.Stream), res.Version, res.FirstPosition, res.LastPosition, key.ExpiresAt); err != nil {
+		rollback()
 		return eventstore.AppendResult{}, translate("append", err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return eventstore.AppendResult{}, translate("append", err)
+	if version == nil || first == nil || last == nil {
+		return eventstore.AppendResult{}, refusal(ctx, s.pool, req)
 	}
 	s.signal()
-	res.Response = key.Response
-	return res, nil
+	return eventstore.AppendResult{Version: *version, FirstPosition: *first, LastPosition: *last, Response: key.Response}, nil
+}
+
+// lookupKey begins the transaction on c, takes the key's lock and reads its
+// record, in one round trip. replayed is true when a live record answers the
+// request (res is that answer); a live record of another request is
+// ErrIdempotencyMismatch. Either way the caller ends the transaction.
+func lookupKey(ctx context.Context, c *pgxpool.Conn, key *eventstore.Idempotency, now time.Time) (res eventstore.AppendResult, replayed bool, err error) {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('k:' || $1, 0))`, key.Key)
+	b.Queue(dedupLookupSQL, key.Key)
+	br := c.SendBatch(ctx, b)
+	defer br.Close()
+	var (
+		hash, response []byte
+		expires        time.Time
+	)
+	if _, err := br.Exec(); err != nil {
+		return res, false, translate("append", err)
+	}
+	if _, err := br.Exec(); err != nil {
+		return res, false, translate("append", err)
+	}
+	err = br.QueryRow().Scan(&hash, &response, &res.Version, &res.FirstPosition, &res.LastPosition, &expires)
+	switch {
+	case err == nil && expires.After(now):
+		if !bytes.Equal(hash, key.RequestHash) {
+			return eventstore.AppendResult{}, false, fmt.Errorf("idempotency key %q: %w", key.Key, eventstore.ErrIdempotencyMismatch)
+		}
+		res.Replayed, res.Response = true, response
+		return res, true, nil
+	case err == nil, errors.Is(err, pgx.ErrNoRows):
+		return eventstore.AppendResult{}, false, translate("append", br.Close()) // an expired key, or none: execute
+	default:
+		return eventstore.AppendResult{}, false, translate("append", err)
+	}
 }
