@@ -31,9 +31,9 @@ import "time"
 // The window is what the dedup state costs: the server keeps an entry of
 // about 130 B on its heap per message id for the whole window
 // (BenchmarkServerHeap), and EVENTS carries about four messages for each JOBS
-// one. With 10 minutes, the soak's 120 events/s held 9 MB of EVENTS ids and
-// a 10-minute run never saw the plateau; with 5 minutes it is about 4.5 MB,
-// reached half-way. JOBS keeps its 10 minutes (Options.Duplicates): a
+// one. With 10 minutes, the soak's 120 events/s held about 9.5 MB of EVENTS
+// ids and a 10-minute run never saw the plateau; with 5 minutes it is about
+// 5 MB, reached half-way. JOBS keeps its 10 minutes (Options.Duplicates): a
 // quarter of the messages, and a job done twice costs a computation where an
 // event handed on twice costs a no-op refresh of a watcher.
 const MinEventsDuplicates = 5 * time.Minute
