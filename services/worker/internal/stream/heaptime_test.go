@@ -93,4 +93,3 @@ func rssKiB() int64 {
 	}
 	return 0
 }
-
