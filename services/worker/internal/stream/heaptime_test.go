@@ -24,8 +24,9 @@ import (
 // with time (the dedup window, a block's per-subject state after two
 // minutes, block caches after ten seconds). ROADBOOK_HEAP_SETTINGS=before
 // runs the streams as ff8200f made them, anything else as DefaultOptions;
-// ROADBOOK_HEAP_RATE is events per second (default 400). Run the two side by
-// side in two processes:
+// ROADBOOK_HEAP_RATE is events per second (default 400);
+// ROADBOOK_HEAP_WINDOW, a duration, sets both dedup windows. Run the two
+// side by side in two processes:
 //
 //	ROADBOOK_HEAP_RUN=6m ROADBOOK_HEAP_SETTINGS=before go test -run ServerHeapOverTime -v ./internal/stream/
 func TestServerHeapOverTime(t *testing.T) {
@@ -52,6 +53,9 @@ func TestServerHeapOverTime(t *testing.T) {
 	ev, jobs := o.EventsConfig(), o.JobsConfig()
 	if before {
 		ev.SubjectTransform, ev.Duplicates = nil, o.Duplicates
+	}
+	if w, err := time.ParseDuration(os.Getenv("ROADBOOK_HEAP_WINDOW")); err == nil {
+		ev.Duplicates, jobs.Duplicates = w, w // to see the dedup state's cycle in minutes
 	}
 	for _, cfg := range []jetstream.StreamConfig{ev, jobs} {
 		_, err := js.CreateOrUpdateStream(ctx, cfg)

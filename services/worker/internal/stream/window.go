@@ -28,12 +28,19 @@ import "time"
 // that stalls the relay longer than the window after part of a batch was
 // stored.
 //
-// The window is what the dedup state costs: the server keeps an entry of
-// about 130 B on its heap per message id for the whole window
-// (BenchmarkServerHeap), and EVENTS carries about four messages for each JOBS
-// one. With 10 minutes, the soak's 120 events/s held about 9.5 MB of EVENTS
-// ids and a 10-minute run never saw the plateau; with 5 minutes it is about
-// 5 MB, reached half-way. JOBS keeps its 10 minutes (Options.Duplicates): a
+// The window bounds what the dedup state costs, though not at once. The
+// server keeps an entry of about 130 B on its heap per message id
+// (BenchmarkServerHeap), drops ids from its map when they leave the window,
+// but frees them only when its array of entries has become three times
+// longer than the window's share of it (nats-server's purgeMsgIds): the
+// state grows for about three windows, then cycles between one and three
+// windows' worth of ids (TestServerHeapOverTime with
+// ROADBOOK_HEAP_WINDOW=30s: up 70 s, down at 80, and again). EVENTS carries
+// about four messages for each JOBS one. At the soak's 120 events/s the
+// EVENTS ids of a 10-minute window weigh about 9.5 MB, about 20 MB at the
+// top of the cycle, which starts after half an hour; 5 minutes halves
+// both and starts the cycle after about a quarter of an hour. A 10-minute run
+// frees no id with either. JOBS keeps its 10 minutes (Options.Duplicates): a
 // quarter of the messages, and a job done twice costs a computation where an
-// event handed on twice costs a no-op refresh of a watcher.
+// event handed on twice costs a watcher a no-op refresh.
 const MinEventsDuplicates = 5 * time.Minute
