@@ -8,6 +8,9 @@
 // evidence/cluster/proxy.go) and -cluster-advertise is the address it
 // gossips to its peers for implicit routes — the harness gives a sink that
 // refuses them, so every route between two nodes runs through a proxy.
+//
+// With -pprof (or $NATSD_PPROF) it serves the Go runtime's profiles, so a
+// soak can show what the server keeps on its heap, not only its RSS.
 package main
 
 import (
@@ -31,6 +34,7 @@ func main() {
 	routes := flag.String("routes", "", "comma-separated route URLs of the other nodes (nats-route://host:port)")
 	advertise := flag.String("cluster-advertise", "", "host:port gossiped to peers for implicit routes")
 	monitor := flag.Int("http-port", 0, "monitoring port (/connz, /jsz); 0: none")
+	pprofAddr := flag.String("pprof", os.Getenv(pprofEnv), "host:port serving /debug/pprof and /debug/vars (the server's heap); empty: none ($"+pprofEnv+")")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "natsd: -dir is required")
@@ -59,6 +63,9 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "natsd:", err)
 		os.Exit(1)
+	}
+	if *pprofAddr != "" {
+		servePprof(*pprofAddr)
 	}
 	ns.ConfigureLogger()
 	ns.Start()

@@ -62,9 +62,9 @@ type Config struct {
 	// of the relay's round trips in the pipeline hop; saving at most once
 	// an interval costs one a second under any load. The price is paid only
 	// on a crash or a lost lease: the next holder hands on again what was
-	// relayed since the last save, and JetStream's dedup window
-	// (stream.Options.Duplicates, at least 10 minutes) drops the copies, as
-	// it does after a crash between an ack and a save.
+	// relayed since the last save, and JetStream's dedup windows (at least
+	// stream.MinEventsDuplicates, 5 minutes, on EVENTS; 10 on JOBS) drop
+	// the copies, as they do after a crash between an ack and a save.
 	CursorInterval time.Duration
 	Logger         *slog.Logger
 	// AfterPublish, when set, runs after a batch was acked and before its
@@ -84,8 +84,8 @@ type Config struct {
 }
 
 // DefaultCursorInterval and MaxCursorInterval bound Config.CursorInterval.
-// The maximum is a tenth of the shortest dedup window the streams accept
-// (stream.Options.Duplicates ≥ 10 minutes).
+// The maximum is a fifth of the shortest dedup window the streams accept
+// (EVENTS, stream.MinEventsDuplicates: 5 minutes, sized from it; JOBS: 10).
 const (
 	DefaultCursorInterval = time.Second
 	MaxCursorInterval     = time.Minute

@@ -44,6 +44,12 @@ type Options struct {
 	// Duplicates is the JOBS dedup window; it must outlast a relay restart,
 	// so the republished tail of a batch is dropped (≥ 10 min).
 	Duplicates time.Duration
+	// EventsDuplicates is the EVENTS dedup window (≥ MinEventsDuplicates,
+	// window.go): what the relay can hand on again, with a wide margin.
+	// JetStream keeps one entry per message id for the whole window (about
+	// 130 B each on the server's heap), and EVENTS carries four messages
+	// for every JOBS one, so its window is what the dedup state costs.
+	EventsDuplicates time.Duration
 	// JobsMaxAge and JobsMaxBytes bound the work queue (a stuck consumer
 	// must not fill the disk); the reconciler re-enqueues anything aged out.
 	JobsMaxAge   time.Duration
@@ -58,13 +64,14 @@ type Options struct {
 // DefaultOptions are ARCHITECTURE §5's settings for one replica.
 func DefaultOptions() Options {
 	return Options{
-		Replicas:       1,
-		Duplicates:     10 * time.Minute,
-		JobsMaxAge:     7 * 24 * time.Hour,
-		JobsMaxBytes:   1 << 30,
-		EventsMaxAge:   24 * time.Hour,
-		EventsMaxBytes: 4 << 30,
-		Storage:        jetstream.FileStorage,
+		Replicas:         1,
+		Duplicates:       10 * time.Minute,
+		EventsDuplicates: MinEventsDuplicates,
+		JobsMaxAge:       7 * 24 * time.Hour,
+		JobsMaxBytes:     1 << 30,
+		EventsMaxAge:     24 * time.Hour,
+		EventsMaxBytes:   4 << 30,
+		Storage:          jetstream.FileStorage,
 	}
 }
 
@@ -83,23 +90,29 @@ func (o Options) Validate() error {
 		return &OptionError{"EventsMaxAge", "must be in (0, 24h]: deleted trips must age out of EVENTS"}
 	case o.EventsMaxBytes <= 0:
 		return &OptionError{"EventsMaxBytes", "must be positive"}
+	case o.EventsDuplicates < MinEventsDuplicates:
+		return &OptionError{"EventsDuplicates", fmt.Sprintf("must be at least %s (five times what a relay restart hands on again)", MinEventsDuplicates)}
+	case o.EventsDuplicates > o.EventsMaxAge:
+		return &OptionError{"EventsDuplicates", "must not exceed EventsMaxAge"}
 	}
 	return nil
 }
 
-// EventsConfig is the EVENTS stream: every trip event, limits retention.
+// EventsConfig is the EVENTS stream: every trip event, limits retention,
+// stored under its trip's subject (EventsStoredSubject, subjects.go).
 func (o Options) EventsConfig() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
-		Name:        Events,
-		Description: "Roadbook trip events (fan-out, 24 h)",
-		Subjects:    []string{job.EventSubjectPrefix + ".>"},
-		Retention:   jetstream.LimitsPolicy,
-		Storage:     o.Storage,
-		Replicas:    o.Replicas,
-		MaxAge:      o.EventsMaxAge,
-		MaxBytes:    o.EventsMaxBytes,
-		Duplicates:  o.Duplicates,
-		Discard:     jetstream.DiscardOld,
+		Name:             Events,
+		Description:      "Roadbook trip events (fan-out, 24 h)",
+		Subjects:         []string{job.EventSubjectPrefix + ".>"},
+		SubjectTransform: eventsTransform(),
+		Retention:        jetstream.LimitsPolicy,
+		Storage:          o.Storage,
+		Replicas:         o.Replicas,
+		MaxAge:           o.EventsMaxAge,
+		MaxBytes:         o.EventsMaxBytes,
+		Duplicates:       o.EventsDuplicates,
+		Discard:          jetstream.DiscardOld,
 	}
 }
 
