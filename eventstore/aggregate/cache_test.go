@@ -52,6 +52,15 @@ func (r *readCounter) ReadStream(ctx context.Context, id eventstore.StreamID, af
 	return r.Store.ReadStream(ctx, id, after, limit)
 }
 
+// seed appends 0, 1, … n-1 to stream id as "ann", one Execute each.
+func seed(t *testing.T, store eventstore.Store, def aggregate.Definition[tally], id eventstore.StreamID, n int) {
+	t.Helper()
+	for i := range n {
+		_, err := aggregate.Execute(context.Background(), store, def, id, appendOne(int64(i)), aggregate.Options{Owner: "ann"})
+		require.NoError(t, err)
+	}
+}
+
 func TestStateCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -60,10 +69,7 @@ func TestStateCache(t *testing.T) {
 		t.Parallel()
 		store := &readCounter{Store: newStore(t)}
 		def := tallyDef(t, 8)
-		for i := range 3 {
-			_, err := aggregate.Execute(ctx, store, def, "t-1", appendOne(int64(i)), aggregate.Options{Owner: "ann"})
-			require.NoError(t, err)
-		}
+		seed(t, store, def, "t-1", 3)
 		// Another replica (no cache of its own here) appends two more.
 		other := def
 		other.Cache = nil

@@ -20,10 +20,7 @@ func TestLoadFromFoldsToAHeadTheCallerRead(t *testing.T) {
 		def := tallyDef(t, 8)
 		writer := def
 		writer.Cache = nil
-		for i := range 2 {
-			_, err := aggregate.Execute(ctx, log.Store, writer, "f-1", appendOne(int64(i)), aggregate.Options{Owner: "ann"})
-			require.NoError(t, err)
-		}
+		seed(t, log.Store, writer, "f-1", 2)
 		_, err := aggregate.Load(ctx, store, def, "f-1")
 		require.NoError(t, err)
 		info, err := log.Store.Stream(ctx, "f-1")
@@ -54,10 +51,7 @@ func TestLoadFromFoldsToAHeadTheCallerRead(t *testing.T) {
 		def := tallyDef(t, 8)
 		writer := def
 		writer.Cache = nil
-		for i := range 3 {
-			_, err := aggregate.Execute(ctx, log.Store, writer, "f-2", appendOne(int64(i)), aggregate.Options{Owner: "ann"})
-			require.NoError(t, err)
-		}
+		seed(t, log.Store, writer, "f-2", 3)
 		info, err := log.Store.Stream(ctx, "f-2")
 		require.NoError(t, err)
 		l, err := aggregate.LoadFrom(ctx, log, def, info)

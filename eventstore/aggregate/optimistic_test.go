@@ -83,10 +83,7 @@ func TestExecuteDecidesOnWhatItKnows(t *testing.T) {
 		t.Parallel()
 		store := &callLog{Store: newStore(t)}
 		def := tallyDef(t, 8)
-		for i := range 2 {
-			_, err := aggregate.Execute(ctx, store, def, "o-1", appendOne(int64(i)), aggregate.Options{Owner: "ann"})
-			require.NoError(t, err)
-		}
+		seed(t, store, def, "o-1", 2)
 		store.take()
 		res, err := aggregate.Execute(ctx, store, def, "o-1", appendOne(2), aggregate.Options{Owner: "ann"})
 		require.NoError(t, err)
@@ -99,10 +96,7 @@ func TestExecuteDecidesOnWhatItKnows(t *testing.T) {
 		t.Parallel()
 		store := &callLog{Store: newStore(t)}
 		def := tallyDef(t, 8)
-		for i := range 2 {
-			_, err := aggregate.Execute(ctx, store, def, "o-2", appendOne(int64(i)), aggregate.Options{Owner: "ann"})
-			require.NoError(t, err)
-		}
+		seed(t, store, def, "o-2", 2)
 		other := def
 		other.Cache = nil
 		_, err := aggregate.Execute(ctx, store.Store, other, "o-2", appendOne(10), aggregate.Options{Owner: "ann"})
@@ -121,10 +115,7 @@ func TestExecuteDecidesOnWhatItKnows(t *testing.T) {
 		t.Parallel()
 		store := &callLog{Store: newStore(t)}
 		def := tallyDef(t, 8)
-		for i := range 2 {
-			_, err := aggregate.Execute(ctx, store, def, "o-3", appendOne(int64(i)), aggregate.Options{Owner: "ann"})
-			require.NoError(t, err)
-		}
+		seed(t, store, def, "o-3", 2)
 		other := def
 		other.Cache = nil
 		_, err := aggregate.Execute(ctx, store.Store, other, "o-3", appendOne(10), aggregate.Options{Owner: "ann"})
@@ -156,10 +147,7 @@ func TestExecuteDecidesOnWhatItKnows(t *testing.T) {
 		t.Parallel()
 		store := newStore(t)
 		def := tallyDef(t, 8)
-		for i := range 2 {
-			_, err := aggregate.Execute(ctx, store, def, "o-5", appendOne(int64(i)), aggregate.Options{Owner: "ann"})
-			require.NoError(t, err)
-		}
+		seed(t, store, def, "o-5", 2)
 		require.Equal(t, 1, def.Cache.Len())
 		require.NoError(t, store.DeleteStream(ctx, "o-5"))
 		_, err := aggregate.Execute(ctx, store, def, "o-5", appendOne(2), aggregate.Options{Owner: "ann"})
@@ -179,10 +167,7 @@ func TestLoadReadsHeadAndTailTogether(t *testing.T) {
 		def := tallyDef(t, 8)
 		writer := def
 		writer.Cache = nil
-		for i := range 3 {
-			_, err := aggregate.Execute(ctx, log.Store, writer, "h-1", appendOne(int64(i)), aggregate.Options{Owner: "ann"})
-			require.NoError(t, err)
-		}
+		seed(t, log.Store, writer, "h-1", 3)
 		l, err := aggregate.Load(ctx, store, def, "h-1")
 		require.NoError(t, err)
 		require.Equal(t, []string{"head+tail"}, log.take())

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/roadbook/roadbook/eventstore"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
@@ -85,12 +84,10 @@ func (m *metrics) observeJob(k job.Kind, a consumer.Action, d time.Duration) {
 // failureKinds maps the full type name of each failure event to the kind of
 // job that failed.
 var failureKinds = map[string]job.Kind{
-	typeName(&eventsv1.RouteImportFailed{}): job.KindImport,
-	typeName(&eventsv1.StagesFailed{}):      job.KindStages,
-	typeName(&eventsv1.AnalysisFailed{}):    job.KindAnalysis,
+	job.TypeName(&eventsv1.RouteImportFailed{}): job.KindImport,
+	job.TypeName(&eventsv1.StagesFailed{}):      job.KindStages,
+	job.TypeName(&eventsv1.AnalysisFailed{}):    job.KindAnalysis,
 }
-
-func typeName(m proto.Message) string { return string(m.ProtoReflect().Descriptor().FullName()) }
 
 // countFailures counts the failure events of a relayed batch, whoever
 // appended them (a job's last delivery, the max-deliveries advisory, a

@@ -41,10 +41,15 @@ func Decoded(ev eventstore.RecordedEvent) (eventstore.RecordedEvent, error) {
 	return ev, nil
 }
 
+// TypeName is the event type under which m is stored and relayed
+// (eventstore.RecordedEvent.Type): its full protobuf name. Tables keyed by
+// event type use it, so they work on events read undecoded too.
+func TypeName(m proto.Message) string { return string(m.ProtoReflect().Descriptor().FullName()) }
+
 func typeSet(ms ...proto.Message) map[string]bool {
 	out := make(map[string]bool, len(ms))
 	for _, m := range ms {
-		out[string(m.ProtoReflect().Descriptor().FullName())] = true
+		out[TypeName(m)] = true
 	}
 	return out
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/eventstore"
@@ -208,11 +207,9 @@ func answers(ev eventstore.RecordedEvent) (job.Kind, bool) {
 // answerKinds are the terminal event types of answers, by full name (the
 // feed's events may come undecoded).
 var answerKinds = map[string]job.Kind{
-	typeName(&eventsv1.RouteImported{}): job.KindImport, typeName(&eventsv1.RouteImportFailed{}): job.KindImport,
-	typeName(&eventsv1.StagesComputed{}): job.KindStages, typeName(&eventsv1.StagesFailed{}): job.KindStages,
+	job.TypeName(&eventsv1.RouteImported{}): job.KindImport, job.TypeName(&eventsv1.RouteImportFailed{}): job.KindImport,
+	job.TypeName(&eventsv1.StagesComputed{}): job.KindStages, job.TypeName(&eventsv1.StagesFailed{}): job.KindStages,
 }
-
-func typeName(m proto.Message) string { return string(m.ProtoReflect().Descriptor().FullName()) }
 
 // Watched is the number of requests still watched.
 func (r *Reconciler) Watched() int { return len(r.watched) }

@@ -61,7 +61,7 @@ func TestRelayCursor(t *testing.T) {
 		require.Equal(t, next, cur)
 	})
 
-	t.Run("a cursor due while events keep coming is saved within the interval", func(t *testing.T) {
+	t.Run("a cursor is saved when its interval is up, not at the next poll a minute later", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
 		g := newRig(t)
