@@ -9,6 +9,12 @@ type FeedPage struct {
 	// order; Next is the cursor after the last of them.
 	Events []RecordedEvent
 	Next   Cursor
+	// Cursors[i] is the feed position of Events[i]: the cursor a reader
+	// that handed on Events[:i+1] resumes from (the last equals Next). A
+	// relay marks what it published with it, so that the next relay can
+	// tell, from the last message JetStream stored, which events it need
+	// not hand on again.
+	Cursors []Cursor
 	// HeldBack is true when events that have committed are not handed out
 	// yet because a transaction that began writing before them is still
 	// running: PostgreSQL's feed only hands out transactions older than

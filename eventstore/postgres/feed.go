@@ -48,7 +48,8 @@ func (s *Store) ReadFeed(ctx context.Context, after eventstore.Cursor, limit int
 	if err != nil {
 		return nil, after, translate("read feed", err)
 	}
-	return page(rows, after, false)
+	var txs []uint64
+	return page(rows, after, &txs, false)
 }
 
 // ReadFeedPage implements eventstore.FeedPager: the page of ReadFeed, its
@@ -68,7 +69,8 @@ func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit
 	if err != nil {
 		return eventstore.FeedPage{Next: after}, translate("read feed", err)
 	}
-	events, next, err := page(rows, after, true)
+	var txs []uint64
+	events, next, err := page(rows, after, &txs, true)
 	if err != nil {
 		return eventstore.FeedPage{Next: after}, err
 	}
@@ -79,20 +81,24 @@ func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit
 	if err := br.Close(); err != nil {
 		return eventstore.FeedPage{Next: after}, translate("read feed", err)
 	}
-	return eventstore.FeedPage{Events: events, Next: next, HeldBack: committed > len(events)}, nil
+	cursors := make([]eventstore.Cursor, len(events))
+	for i, e := range events {
+		cursors[i] = eventstore.Cursor{TxID: txs[i], Position: e.GlobalPosition}
+	}
+	return eventstore.FeedPage{Events: events, Next: next, Cursors: cursors, HeldBack: committed > len(events)}, nil
 }
 
-// page scans feed rows and returns them with the cursor after the last;
-// raw leaves their payloads undecoded (RecordedEvent.Data).
-func page(rows pgx.Rows, after eventstore.Cursor, raw bool) ([]eventstore.RecordedEvent, eventstore.Cursor, error) {
-	var txs []uint64
-	events, err := scanEvents(rows, &txs, raw)
+// page scans feed rows and returns them with the cursor after the last,
+// their transaction ids in txs; raw leaves their payloads undecoded
+// (RecordedEvent.Data).
+func page(rows pgx.Rows, after eventstore.Cursor, txs *[]uint64, raw bool) ([]eventstore.RecordedEvent, eventstore.Cursor, error) {
+	events, err := scanEvents(rows, txs, raw)
 	if err != nil {
 		return nil, after, err
 	}
 	next := after
 	if n := len(events); n > 0 {
-		next = eventstore.Cursor{TxID: txs[n-1], Position: events[n-1].GlobalPosition}
+		next = eventstore.Cursor{TxID: (*txs)[n-1], Position: events[n-1].GlobalPosition}
 	}
 	return events, next, nil
 }

@@ -107,6 +107,12 @@ func testGap(t *testing.T, h Harness) {
 		require.Equal(t, got[0].ID, page.Events[0].ID)
 		require.Equal(t, got[1].ID, page.Events[1].ID)
 		require.Equal(t, next, page.Next)
+		require.Len(t, page.Cursors, 2, "a cursor per event")
+		require.Equal(t, next, page.Cursors[1], "the last event's cursor is the page's")
+		require.Equal(t, got[0].GlobalPosition, page.Cursors[0].Position)
+		first, err := pager.ReadFeedPage(ctx, cursor, 1)
+		require.NoError(t, err)
+		require.Equal(t, page.Cursors[0], first.Next, "an event's cursor is where a reader that stopped after it resumes")
 	}
 }
 
