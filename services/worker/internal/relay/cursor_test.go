@@ -81,7 +81,7 @@ func TestRelayCursor(t *testing.T) {
 		}, 5*time.Second, 10*time.Millisecond, "saved when due, not at the next poll a minute later")
 	})
 
-	t.Run("an interval past a fifth of the shortest dedup window is refused", func(t *testing.T) {
+	t.Run("an interval past a tenth of JOBS' dedup window is refused", func(t *testing.T) {
 		t.Parallel()
 		g := newRig(t)
 		_, err := relay.New(relay.Config{Store: g.es, JS: g.js, Lease: &relay.Lease{}, CursorInterval: 2 * time.Minute})

@@ -23,9 +23,12 @@ func TestMessages(t *testing.T) {
 			Type: "roadbook.events.v1.AnalysisRequested",
 			Payload: &eventsv1.AnalysisRequested{AnalysisId: uuid.NewString(), EstimatedWaypointIds: []string{w1},
 				Stages: []*eventsv1.StageRef{{Index: 0, ContentHash: "ab"}}}}
-		msgs, err := relay.Messages(ev)
+		msgs, err := relay.Messages(ev, eventstore.Cursor{TxID: 912, Position: 40})
 		require.NoError(t, err)
 		require.Len(t, msgs, 3)
+		for _, m := range msgs {
+			require.Equal(t, "912", m.Msg.Header.Get(relay.HeaderFeedTx), "every message says where in the feed its event was read")
+		}
 		require.Equal(t, stream.Events, msgs[0].Stream)
 		require.Equal(t, stream.Jobs, msgs[1].Stream)
 		require.Equal(t, stream.Jobs, msgs[2].Stream)
@@ -47,7 +50,7 @@ func TestMessages(t *testing.T) {
 		stored := []byte(`{"analysisId": "` + uuid.NewString() + `", "stages": [{"index": 0, "contentHash": "ab"}]}`)
 		ev := eventstore.RecordedEvent{StreamID: eventstore.StreamID("trip-" + tripID.String()), ID: uuid.New(), Version: 3,
 			Type: "roadbook.events.v1.AnalysisRequested", Data: stored}
-		msgs, err := relay.Messages(ev)
+		msgs, err := relay.Messages(ev, eventstore.Cursor{})
 		require.NoError(t, err)
 		require.Len(t, msgs, 2, "the event and its analysis job")
 		require.Equal(t, stored, msgs[0].Msg.Data, "the stored JSON, not encoded again")
@@ -55,13 +58,13 @@ func TestMessages(t *testing.T) {
 
 		computed := []byte(`{"stages": []}`)
 		msgs, err = relay.Messages(eventstore.RecordedEvent{StreamID: ev.StreamID, ID: uuid.New(), Version: 4,
-			Type: "roadbook.events.v1.StagesComputed", Data: computed})
+			Type: "roadbook.events.v1.StagesComputed", Data: computed}, eventstore.Cursor{})
 		require.NoError(t, err)
 		require.Len(t, msgs, 1, "a type the job table never maps: no job")
 		require.Equal(t, computed, msgs[0].Msg.Data)
 
 		_, err = relay.Messages(eventstore.RecordedEvent{StreamID: ev.StreamID, ID: uuid.New(), Version: 5,
-			Type: "roadbook.events.v1.AnalysisRequested", Data: []byte(`{"analysisId": 7}`)})
+			Type: "roadbook.events.v1.AnalysisRequested", Data: []byte(`{"analysisId": 7}`)}, eventstore.Cursor{})
 		require.ErrorContains(t, err, "decode roadbook.events.v1.AnalysisRequested", "an event the job table needs must decode")
 	})
 }

@@ -61,10 +61,10 @@ type Config struct {
 	// after every batch cost a PostgreSQL write per append relayed, a third
 	// of the relay's round trips in the pipeline hop; saving at most once
 	// an interval costs one a second under any load. The price is paid only
-	// on a crash or a lost lease: the next holder hands on again what was
-	// relayed since the last save, and JetStream's dedup windows (at least
-	// stream.MinEventsDuplicates, 5 minutes, on EVENTS; 10 on JOBS) drop
-	// the copies, as they do after a crash between an ack and a save.
+	// on a crash or a lost lease: the next holder reads again what was
+	// relayed since the last save, leaves out what EVENTS already holds
+	// (eventsHead) and publishes the jobs again, which JOBS' 10-minute
+	// dedup window drops, as after a crash between an ack and a save.
 	CursorInterval time.Duration
 	Logger         *slog.Logger
 	// AfterPublish, when set, runs after a batch was acked and before its
@@ -84,8 +84,9 @@ type Config struct {
 }
 
 // DefaultCursorInterval and MaxCursorInterval bound Config.CursorInterval.
-// The maximum is a fifth of the shortest dedup window the streams accept
-// (EVENTS, stream.MinEventsDuplicates: 5 minutes, sized from it; JOBS: 10).
+// The maximum is a tenth of the shortest JOBS dedup window the streams
+// accept (10 minutes, stream.Options.Duplicates): the job messages a crash
+// publishes again must fall well inside it.
 const (
 	DefaultCursorInterval = time.Second
 	MaxCursorInterval     = time.Minute
@@ -118,7 +119,7 @@ func New(cfg Config) (*Relay, error) {
 	case cfg.BatchSize < 0 || cfg.BatchSize > 10000:
 		return nil, fmt.Errorf("%w: BatchSize %d is outside 0..10000", ErrInvalidConfig, cfg.BatchSize)
 	case cfg.CursorInterval < 0 || cfg.CursorInterval > MaxCursorInterval:
-		return nil, fmt.Errorf("%w: CursorInterval %s is outside 0..%s (what a crash hands on again must fall well inside JetStream's dedup window)",
+		return nil, fmt.Errorf("%w: CursorInterval %s is outside 0..%s (the jobs a crash publishes again must fall well inside JOBS' dedup window)",
 			ErrInvalidConfig, cfg.CursorInterval, MaxCursorInterval)
 	}
 	if cfg.Reader == "" {
@@ -213,7 +214,8 @@ const (
 
 // tail relays batches until ctx ends and returns the cursor it relayed to
 // but did not save. Errors are retried: the cursor only moves after acks,
-// so a retry republishes what dedup then drops.
+// so a retry hands the batch on again; what EVENTS already holds is skipped
+// (eventsHead) and the JOBS copies are dropped by JOBS' dedup window.
 //
 // Between batches it waits for the first of: a commit through this
 // process's store (the Notifier), the poll interval (commits by other
@@ -230,6 +232,10 @@ func (r *Relay) tail(ctx context.Context) pendingCursor {
 		return pendingCursor{}
 	}
 	cur := pendingCursor{cursor: c, savedAt: time.Now()}
+	// head is where EVENTS stands (head.go), read before the first batch
+	// and again after a failed one: what the last holder or the failed
+	// attempt stored there is not handed on again.
+	var head *eventsHead
 	backoff := 50 * time.Millisecond
 	retry := heldBackRetry
 	for ctx.Err() == nil {
@@ -240,8 +246,9 @@ func (r *Relay) tail(ctx context.Context) pendingCursor {
 		if r.notifier != nil {
 			wake = r.notifier.Notify() // before the read: no commit falls between
 		}
-		next, n, held, err := r.step(ctx, cur.cursor)
+		next, n, held, err := r.step(ctx, cur.cursor, &head)
 		if err != nil {
+			head = nil
 			if ctx.Err() == nil {
 				r.cfg.Logger.Warn("relay batch failed; retrying", slog.Any("error", err), slog.Duration("backoff", backoff))
 			}
@@ -300,15 +307,22 @@ func (r *Relay) save(ctx context.Context, cur *pendingCursor) {
 	cur.n, cur.savedAt = 0, time.Now()
 }
 
-// read reads one batch of the feed after cursor, and whether the store held
-// committed events back (false for a store that never does).
-func (r *Relay) read(ctx context.Context, cursor eventstore.Cursor) ([]eventstore.RecordedEvent, eventstore.Cursor, bool, error) {
+// read reads one batch of the feed after cursor, with each event's feed
+// cursor, and whether the store held committed events back (false for a
+// store that never does).
+func (r *Relay) read(ctx context.Context, cursor eventstore.Cursor) (eventstore.FeedPage, error) {
 	if r.pager != nil {
-		p, err := r.pager.ReadFeedPage(ctx, cursor, r.cfg.BatchSize)
-		return p.Events, p.Next, p.HeldBack, err
+		return r.pager.ReadFeedPage(ctx, cursor, r.cfg.BatchSize)
 	}
 	batch, next, err := r.cfg.Store.ReadFeed(ctx, cursor, r.cfg.BatchSize)
-	return batch, next, false, err
+	// A store without a pager (the embedded one) has one writer at a
+	// time and orders its feed by position alone: an event's cursor is
+	// its position, under the page's transaction id (zero there).
+	cursors := make([]eventstore.Cursor, len(batch))
+	for i, ev := range batch {
+		cursors[i] = eventstore.Cursor{TxID: next.TxID, Position: ev.GlobalPosition}
+	}
+	return eventstore.FeedPage{Events: batch, Next: next, Cursors: cursors}, err
 }
 
 func (r *Relay) loadCursor(ctx context.Context) (eventstore.Cursor, error) {
@@ -327,18 +341,27 @@ func (r *Relay) loadCursor(ctx context.Context) (eventstore.Cursor, error) {
 // step relays one batch after cursor: publish everything and await every
 // ack, while still holding the lease; the caller saves the cursor it
 // returns (never before the acks). held reports that the read found
-// committed events held back.
-func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.Cursor, int, bool, error) {
-	batch, next, held, err := r.read(ctx, cursor)
+// committed events held back. *head, when nil, is read from JetStream
+// first; the caller sets it to nil after a failure.
+func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor, head **eventsHead) (eventstore.Cursor, int, bool, error) {
+	p, err := r.read(ctx, cursor)
 	if err != nil {
 		return cursor, 0, false, fmt.Errorf("read feed: %w", err)
 	}
+	batch, next, held := p.Events, p.Next, p.HeldBack
 	if len(batch) == 0 {
 		r.pendingSince.Store(0)
 		return cursor, 0, held, nil
 	}
 	r.pendingSince.Store(batch[0].RecordedAt.UnixNano())
-	if err := r.publish(ctx, batch); err != nil {
+	if *head == nil {
+		h, err := r.readEventsHead(ctx)
+		if err != nil {
+			return cursor, 0, false, err
+		}
+		*head = &h
+	}
+	if err := r.publish(ctx, p, *head); err != nil {
 		return cursor, 0, false, err
 	}
 	if r.cfg.AfterPublish != nil {
@@ -355,10 +378,15 @@ func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor) (eventstore.
 	return next, len(batch), held, nil
 }
 
-// publish sends the batch in feed order (per-stream order holds on one
-// connection) and waits for every ack.
-func (r *Relay) publish(ctx context.Context, batch []eventstore.RecordedEvent) (err error) {
+// publish sends the page's events in feed order (per-stream order holds on
+// one connection) and waits for every ack. The EVENTS messages of events
+// head covers are left out, and every other one expects the sequence and
+// id of the one before it (eventsHead); head moves on only once all were
+// acked.
+func (r *Relay) publish(ctx context.Context, p eventstore.FeedPage, head *eventsHead) (err error) {
+	batch := p.Events
 	futures := make([]jetstream.PubAckFuture, 0, 2*len(batch))
+	seq, id := head.seq, head.id
 	var spans []trace.Span
 	defer func() {
 		for _, s := range spans {
@@ -368,8 +396,8 @@ func (r *Relay) publish(ctx context.Context, batch []eventstore.RecordedEvent) (
 			s.End()
 		}
 	}()
-	for _, ev := range batch {
-		msgs, err := Messages(ev)
+	for i, ev := range batch {
+		msgs, err := Messages(ev, p.Cursors[i])
 		if err != nil {
 			return err
 		}
@@ -377,7 +405,18 @@ func (r *Relay) publish(ctx context.Context, batch []eventstore.RecordedEvent) (
 			spans = append(spans, span)
 		}
 		for _, m := range msgs {
-			f, err := r.cfg.JS.PublishMsgAsync(m.Msg, jetstream.WithExpectStream(m.Stream))
+			opts := []jetstream.PublishOpt{jetstream.WithExpectStream(m.Stream)}
+			if m.Stream == stream.Events {
+				if head.covers(p.Cursors[i]) {
+					continue // stored by the last holder or a failed attempt
+				}
+				opts = append(opts, jetstream.WithExpectLastSequence(seq))
+				if id != "" {
+					opts = append(opts, jetstream.WithExpectLastMsgID(id))
+				}
+				seq, id = seq+1, m.Msg.Header.Get(nats.MsgIdHdr)
+			}
+			f, err := r.cfg.JS.PublishMsgAsync(m.Msg, opts...)
 			if err != nil {
 				return fmt.Errorf("publish %s: %w", m.Msg.Subject, err)
 			}
@@ -397,6 +436,7 @@ func (r *Relay) publish(ctx context.Context, batch []eventstore.RecordedEvent) (
 			return ctx.Err()
 		}
 	}
+	head.seq, head.id = seq, id
 	return nil
 }
 
@@ -439,10 +479,11 @@ type Message struct {
 	Msg    *nats.Msg
 }
 
-// Messages renders one event as what the relay publishes: always an EVENTS
-// message (trip streams only: EVENTS is the trips' fan-out), and a JOBS
-// message when the job table says the event needs work.
-func Messages(ev eventstore.RecordedEvent) ([]Message, error) {
+// Messages renders one event, read at feed cursor at, as what the relay
+// publishes: always an EVENTS message (trip streams only: EVENTS is the
+// trips' fan-out), and a JOBS message when the job table says the event
+// needs work. Each carries the cursor (HeaderFeedTx, HeaderPosition).
+func Messages(ev eventstore.RecordedEvent, at eventstore.Cursor) ([]Message, error) {
 	tripID, ok := tripstore.TripID(ev.StreamID)
 	if !ok {
 		return nil, nil // not a trip stream: nobody subscribes to it
@@ -468,6 +509,7 @@ func Messages(ev eventstore.RecordedEvent) ([]Message, error) {
 		h.Set(HeaderStream, string(ev.StreamID))
 		h.Set(HeaderStreamVersion, strconv.FormatInt(ev.Version, 10))
 		h.Set(HeaderPosition, strconv.FormatInt(ev.GlobalPosition, 10))
+		h.Set(HeaderFeedTx, strconv.FormatUint(at.TxID, 10))
 		if tp := ev.Metadata.Trace[HeaderTraceparent]; tp != "" {
 			h.Set(HeaderTraceparent, tp)
 		}

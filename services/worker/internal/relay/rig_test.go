@@ -23,12 +23,26 @@ type rig struct {
 
 func newRig(t *testing.T) rig {
 	t.Helper()
+	return newRigWith(t, stream.DefaultOptions())
+}
+
+// newRigWith is newRig with the streams made from o.
+func newRigWith(t *testing.T, o stream.Options) rig {
+	t.Helper()
 	es := testkit.Store(t)
 	_, nc := testkit.NATS(t)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	require.NoError(t, stream.Ensure(context.Background(), js, stream.DefaultOptions()))
+	require.NoError(t, stream.Ensure(context.Background(), js, o))
 	return rig{es: es, js: js}
+}
+
+// lastSeq is the last sequence of the named stream.
+func (g rig) lastSeq(t *testing.T, name string) uint64 {
+	t.Helper()
+	s, err := g.js.Stream(context.Background(), name)
+	require.NoError(t, err)
+	return s.CachedInfo().State.LastSeq
 }
 
 // run starts a relay on the rig (cfg's Store, JS and Lease are filled in)

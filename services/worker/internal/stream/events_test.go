@@ -18,16 +18,16 @@ import (
 
 func TestEventsWindow(t *testing.T) {
 	t.Parallel()
-	t.Run("the shortest EVENTS window is five of the relay's longest cursor intervals", func(t *testing.T) {
+	t.Run("EVENTS keeps ids thirty seconds and JOBS ten of the relay's longest cursor intervals", func(t *testing.T) {
 		t.Parallel()
-		require.GreaterOrEqual(t, stream.MinEventsDuplicates, 5*relay.MaxCursorInterval)
-		require.Equal(t, stream.MinEventsDuplicates, stream.DefaultOptions().EventsConfig().Duplicates)
+		require.Equal(t, 30*time.Second, stream.DefaultOptions().EventsConfig().Duplicates)
 		require.Equal(t, 10*time.Minute, stream.DefaultOptions().JobsConfig().Duplicates, "JOBS keeps its window")
+		require.GreaterOrEqual(t, stream.DefaultOptions().JobsConfig().Duplicates, 10*relay.MaxCursorInterval)
 	})
 	t.Run("a shorter EVENTS window is refused naming the option", func(t *testing.T) {
 		t.Parallel()
 		o := stream.DefaultOptions()
-		o.EventsDuplicates = 4 * time.Minute
+		o.EventsDuplicates = 500 * time.Millisecond
 		var oe *stream.OptionError
 		require.ErrorAs(t, o.Validate(), &oe)
 		require.ErrorIs(t, oe, stream.ErrInvalidOptions)
@@ -97,7 +97,7 @@ func TestEventsSubjects(t *testing.T) {
 		require.NoError(t, err)
 		st, err := js.Stream(ctx, stream.Events)
 		require.NoError(t, err)
-		require.Equal(t, stream.MinEventsDuplicates, st.CachedInfo().Config.Duplicates)
+		require.Equal(t, stream.DefaultEventsDuplicates, st.CachedInfo().Config.Duplicates)
 		first, err := st.GetMsg(ctx, 1)
 		require.NoError(t, err)
 		require.Equal(t, job.EventSubject(trip, "TripCreated"), first.Subject, "what was stored stays")

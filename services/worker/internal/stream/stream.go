@@ -44,11 +44,11 @@ type Options struct {
 	// Duplicates is the JOBS dedup window; it must outlast a relay restart,
 	// so the republished tail of a batch is dropped (≥ 10 min).
 	Duplicates time.Duration
-	// EventsDuplicates is the EVENTS dedup window (≥ MinEventsDuplicates,
-	// window.go): what the relay can hand on again, with a wide margin.
-	// JetStream keeps one entry per message id for the whole window (about
-	// 130 B each on the server's heap), and EVENTS carries four messages
-	// for every JOBS one, so its window is what the dedup state costs.
+	// EventsDuplicates is the EVENTS dedup window (window.go): it carries
+	// no guarantee (the relay's expected sequence does), and JetStream
+	// keeps one entry per message id for the whole window (about 130 B
+	// each on the server's heap), EVENTS carrying four messages for every
+	// JOBS one, so it is short.
 	EventsDuplicates time.Duration
 	// JobsMaxAge and JobsMaxBytes bound the work queue (a stuck consumer
 	// must not fill the disk); the reconciler re-enqueues anything aged out.
@@ -66,7 +66,7 @@ func DefaultOptions() Options {
 	return Options{
 		Replicas:         1,
 		Duplicates:       10 * time.Minute,
-		EventsDuplicates: MinEventsDuplicates,
+		EventsDuplicates: DefaultEventsDuplicates,
 		JobsMaxAge:       7 * 24 * time.Hour,
 		JobsMaxBytes:     1 << 30,
 		EventsMaxAge:     24 * time.Hour,
@@ -91,7 +91,7 @@ func (o Options) Validate() error {
 	case o.EventsMaxBytes <= 0:
 		return &OptionError{"EventsMaxBytes", "must be positive"}
 	case o.EventsDuplicates < MinEventsDuplicates:
-		return &OptionError{"EventsDuplicates", fmt.Sprintf("must be at least %s (five times what a relay restart hands on again)", MinEventsDuplicates)}
+		return &OptionError{"EventsDuplicates", fmt.Sprintf("must be at least %s", MinEventsDuplicates)}
 	case o.EventsDuplicates > o.EventsMaxAge:
 		return &OptionError{"EventsDuplicates", "must not exceed EventsMaxAge"}
 	}

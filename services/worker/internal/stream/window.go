@@ -2,45 +2,37 @@ package stream
 
 import "time"
 
-// MinEventsDuplicates is the shortest EVENTS dedup window Validate accepts,
-// and the default. The window exists for one thing: a message the relay
-// hands on a second time must arrive while JetStream still remembers the
-// first copy's Nats-Msg-Id. The relay hands a message on again in two ways:
+// DefaultEventsDuplicates is EVENTS' dedup window, and MinEventsDuplicates
+// the shortest Validate accepts.
 //
-//   - It dies or loses its lease: the next holder starts from the last saved
-//     cursor. The relay saves it at least every CursorInterval (at most
-//     relay.MaxCursorInterval, 1 minute; 1 s by default), the next holder
-//     takes over within the lease TTL (10 s by default) and a batch's acks
-//     take at most the relay's AckTimeout (10 s). The second copy comes at
-//     most about 1 min 20 s after the first with the longest interval
-//     accepted, about 21 s with the defaults.
-//   - A batch whose acks failed or did not come (NATS restarting, a stream
-//     leader elected after a partition, a full JOBS queue) is published
-//     again every few seconds (backoff up to 5 s) until it goes through: the
-//     copies come while the fault lasts. The chaos runs' longest fault is a
-//     60-second partition.
+// EVENTS does not rely on its window for anything. A message the relay
+// hands on a second time — after a crash or a lost lease (the next holder
+// starts from the last saved cursor) or while it retries a batch through a
+// fault — never reaches the stream: the relay reads the stream's last
+// message before it starts and after every failure, leaves out what the
+// stream already holds, and publishes each EVENTS message expecting the
+// sequence before it, so a copy or a gap is refused by the server
+// (package relay, eventsHead). That holds however long the fault lasted,
+// which no window did (a PostgreSQL outage longer than the window with the
+// relay dying in it, or a half-stored batch stalled past it, doubled
+// events with the 5- and 10-minute windows this replaced).
 //
-// Five minutes is five times the longest cursor interval, more than three
-// times the worst accepted restart, five times the chaos partition and
-// fourteen times a restart with the defaults. What no finite window covers
-// (10 minutes did not either): a relay that dies during a PostgreSQL outage
-// longer than the window (its cursor save waits for PostgreSQL), or a fault
-// that stalls the relay longer than the window after part of a batch was
-// stored.
+// The window is kept short because it is what EVENTS' dedup state costs.
+// The server keeps an entry of about 130 B on its heap per message id for
+// the window (BenchmarkServerHeap) and frees them only when its array of
+// entries has become three times longer than the window's share of it
+// (nats-server's purgeMsgIds): the state grows for about three windows,
+// then cycles between one and three windows' worth (TestServerHeapOverTime
+// with ROADBOOK_HEAP_WINDOW=30s: the live heap held between 14.1 and 16.3
+// MiB from 70 s on). With 5 minutes it rose for a quarter of an hour, so
+// the NATS server's memory was not flat within a 10-minute soak. Thirty
+// seconds still drops an exact copy a client sends again at once (the
+// messages keep their Nats-Msg-Id, the event id), at a few MB at most.
 //
-// The window bounds what the dedup state costs, though not at once. The
-// server keeps an entry of about 130 B on its heap per message id
-// (BenchmarkServerHeap), drops ids from its map when they leave the window,
-// but frees them only when its array of entries has become three times
-// longer than the window's share of it (nats-server's purgeMsgIds): the
-// state grows for about three windows, then cycles between one and three
-// windows' worth of ids (TestServerHeapOverTime with
-// ROADBOOK_HEAP_WINDOW=30s: up 70 s, down at 80, and again). EVENTS carries
-// about four messages for each JOBS one. At the soak's 120 events/s the
-// EVENTS ids of a 10-minute window weigh about 9.5 MB, about 20 MB at the
-// top of the cycle, which starts after half an hour; 5 minutes halves
-// both and starts the cycle after about a quarter of an hour. A 10-minute run
-// frees no id with either. JOBS keeps its 10 minutes (Options.Duplicates): a
-// quarter of the messages, and a job done twice costs a computation where an
-// event handed on twice costs a watcher a no-op refresh.
-const MinEventsDuplicates = 5 * time.Minute
+// JOBS keeps its 10 minutes (Options.Duplicates): a job message is
+// published again with the events the relay hands on again, and its
+// window is what drops it.
+const (
+	DefaultEventsDuplicates = 30 * time.Second
+	MinEventsDuplicates     = time.Second
+)
