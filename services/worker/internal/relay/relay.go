@@ -312,7 +312,11 @@ func (r *Relay) save(ctx context.Context, cur *pendingCursor) {
 // store that never does).
 func (r *Relay) read(ctx context.Context, cursor eventstore.Cursor) (eventstore.FeedPage, error) {
 	if r.pager != nil {
-		return r.pager.ReadFeedPage(ctx, cursor, r.cfg.BatchSize)
+		p, err := r.pager.ReadFeedPage(ctx, cursor, r.cfg.BatchSize)
+		if err == nil && len(p.Cursors) != len(p.Events) {
+			return eventstore.FeedPage{Next: cursor}, fmt.Errorf("relay: the store's feed page has %d events and %d cursors (eventstore.FeedPage.Cursors)", len(p.Events), len(p.Cursors))
+		}
+		return p, err
 	}
 	batch, next, err := r.cfg.Store.ReadFeed(ctx, cursor, r.cfg.BatchSize)
 	// A store without a pager (the embedded one) has one writer at a
