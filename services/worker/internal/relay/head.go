@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/roadbook/roadbook/eventstore"
@@ -19,21 +18,26 @@ import (
 // stored which events it need not hand on again.
 const HeaderFeedTx = "Roadbook-Feed-Tx"
 
-// eventsHead is where the EVENTS stream stands: the sequence and message
-// id of its last message and, when that message says so (HeaderFeedTx,
-// HeaderPosition), the feed cursor of the event it carries.
+// eventsHead is where the EVENTS stream stands: the sequence of its last
+// message and, when that message says so (HeaderFeedTx, HeaderPosition),
+// the feed cursor of the event it carries.
 //
 // EVENTS does not lean on JetStream's dedup window for what a relay hands
 // on again. The relay publishes every EVENTS message expecting the
-// stream's last message to be the one it published before it: its
-// sequence (jetstream.WithExpectLastSequence) and its id, the previous
-// event's (jetstream.WithExpectLastMsgID). So the stream is always a
-// prefix of the feed's trip events: a message that fails makes every
-// later one of the batch fail too (no gap), and nothing can be stored
-// twice. The id makes the chain hold even if something else published on
-// EVENTS: by sequence alone, a foreign message would let the message
-// after a refused one through, one place later, and the refused one would
-// then be taken as stored (TestRelayEventsHead). A relay
+// stream's last sequence to be the one before it
+// (jetstream.WithExpectLastSequence), and every relay numbers the feed's
+// trip events the same way from a head it read, so the stream is always a
+// prefix of them: a message that fails makes every later one of the batch
+// fail too (no gap), and nothing can be stored twice; an old lease
+// holder's message landing late is the same message at the same sequence.
+// That needs the relay to be EVENTS' only publisher, which it is (a
+// message from elsewhere would shift the numbering by one). The previous
+// message's id (jetstream.WithExpectLastMsgID) would not need that, but
+// nats-server checks it on every replica as it applies a message, against
+// the replica's own memory of the last id, and a follower restarted in
+// the clustered chaos run (make chaos-cluster) disagreed with its leader,
+// failed to apply and left the stream stuck; the expected sequence is
+// checked once, by the leader, before the message is proposed. A relay
 // that takes the lease, or retries a batch after a failure, reads the head
 // first and hands on only the EVENTS messages of events after its cursor;
 // the JOBS messages of the events it republishes are dropped by JOBS'
@@ -41,11 +45,9 @@ const HeaderFeedTx = "Roadbook-Feed-Tx"
 // behind never reach EVENTS, however long the fault lasted, and EVENTS'
 // dedup window carries no guarantee (stream.DefaultEventsDuplicates).
 type eventsHead struct {
-	// seq is the stream's last sequence (0: empty) and id its last
-	// message's Nats-Msg-Id ("": none); the next EVENTS message must
-	// expect both.
+	// seq is the stream's last sequence (0: empty); the next EVENTS
+	// message must expect it.
 	seq uint64
-	id  string
 	// cursor is the feed cursor of the event in the message at seq;
 	// valid is false when no such message can be read (the stream is
 	// empty, its last message aged out, or it was published without the
@@ -86,7 +88,6 @@ func (r *Relay) readEventsHead(ctx context.Context) (eventsHead, error) {
 	if err != nil {
 		return eventsHead{}, fmt.Errorf("read the last message of %s: %w", stream.Events, err)
 	}
-	h.id = m.Header.Get(nats.MsgIdHdr)
 	tx, terr := strconv.ParseUint(m.Header.Get(HeaderFeedTx), 10, 64)
 	pos, perr := strconv.ParseInt(m.Header.Get(HeaderPosition), 10, 64)
 	if terr == nil && perr == nil {

@@ -384,13 +384,13 @@ func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor, head **event
 
 // publish sends the page's events in feed order (per-stream order holds on
 // one connection) and waits for every ack. The EVENTS messages of events
-// head covers are left out, and every other one expects the sequence and
-// id of the one before it (eventsHead); head moves on only once all were
+// head covers are left out, and every other one expects the sequence
+// before it (eventsHead); head's sequence moves on only once all were
 // acked.
 func (r *Relay) publish(ctx context.Context, p eventstore.FeedPage, head *eventsHead) (err error) {
 	batch := p.Events
 	futures := make([]jetstream.PubAckFuture, 0, 2*len(batch))
-	seq, id := head.seq, head.id
+	seq := head.seq
 	var spans []trace.Span
 	defer func() {
 		for _, s := range spans {
@@ -415,10 +415,7 @@ func (r *Relay) publish(ctx context.Context, p eventstore.FeedPage, head *events
 					continue // stored by the last holder or a failed attempt
 				}
 				opts = append(opts, jetstream.WithExpectLastSequence(seq))
-				if id != "" {
-					opts = append(opts, jetstream.WithExpectLastMsgID(id))
-				}
-				seq, id = seq+1, m.Msg.Header.Get(nats.MsgIdHdr)
+				seq++
 			}
 			f, err := r.cfg.JS.PublishMsgAsync(m.Msg, opts...)
 			if err != nil {
@@ -440,7 +437,7 @@ func (r *Relay) publish(ctx context.Context, p eventstore.FeedPage, head *events
 			return ctx.Err()
 		}
 	}
-	head.seq, head.id = seq, id
+	head.seq = seq
 	return nil
 }
 
