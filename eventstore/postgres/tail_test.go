@@ -2,12 +2,8 @@ package postgres_test
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -78,54 +74,4 @@ func TestReadStreamTail(t *testing.T) {
 		require.ErrorAs(t, err, &invalid)
 		require.Equal(t, "limit", invalid.Field)
 	})
-}
-
-// statementCounter counts the statements a pool sends, whether alone or in
-// a pipelined batch.
-type statementCounter struct{ n atomic.Int64 }
-
-func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	c.n.Add(1)
-	return ctx
-}
-func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return ctx
-}
-func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
-	c.n.Add(1)
-}
-func (c *statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
-
-func TestReadStreamTailIsOneStatement(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(pgtest.SchemaURL(t))
-	require.NoError(t, err)
-	postgres.ConfigurePool(cfg)
-	counter := &statementCounter{}
-	cfg.ConnConfig.Tracer = counter
-	openCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	pool, err := pgxpool.NewWithConfig(openCtx, cfg)
-	require.NoError(t, err)
-	s := postgres.New(pool)
-	t.Cleanup(s.Close)
-	for i := range 3 {
-		expected := eventstore.Exact(int64(i))
-		if i == 0 {
-			expected = eventstore.NoStream()
-		}
-		_, err := s.Append(ctx, eventstore.AppendRequest{Stream: "tail-count", Expected: expected, Owner: "ann",
-			Events: []eventstore.NewEvent{{Payload: wrapperspb.Int64(int64(i))}}})
-		require.NoError(t, err)
-	}
-	for _, after := range []int64{0, 2, 3} {
-		counter.n.Store(0)
-		info, events, err := s.ReadStreamTail(ctx, "tail-count", after, 0)
-		require.NoError(t, err)
-		require.EqualValues(t, 3, info.Version)
-		require.Len(t, events, int(3-after))
-		require.EqualValues(t, 1, counter.n.Load(), "a load after version %d is one statement: head row and events together", after)
-	}
 }
