@@ -3,8 +3,8 @@ package eventstore
 import "context"
 
 // TailReader is implemented by backends that read a stream's head row and
-// the events after a version in one round trip (PostgreSQL: both statements
-// in one pipelined batch). A load is otherwise two: the head row (version,
+// the events after a version in one round trip (PostgreSQL: one statement
+// joining the head row with the events). A load is otherwise two: the head row (version,
 // owner, deletion), then the events its cached state lacks. It is what
 // package aggregate's Load uses when the store has it; a backend without it
 // (the embedded store, which has no round trips) answers Stream and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,8 +90,9 @@ const (
 // appendSQL builds a general append: the stream row write, then the events
 // (unnest of the arrays, versions counted up to the new stream version) and,
 // with blobs, the blob references. One row: new version, first and last
-// global position, all NULL when the stream write refused.
-func appendSQL(streamWrite string, blobs bool) string {
+// global position, all NULL when the stream write refused. keyed adds the
+// idempotency key's record (dedupRecordCTE) to the same statement.
+func appendSQL(streamWrite string, blobs, keyed bool) string {
 	q := `WITH s AS (` + streamWrite + `),
 e AS (
 	INSERT INTO events (event_id, stream_id, version, type, data, metadata)
@@ -98,19 +100,43 @@ e AS (
 	FROM s, unnest($8::uuid[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS u(id, type, data, meta, ord)
 	RETURNING version, global_position
 )`
-	expected := "$12"
+	n := 11 // parameters so far
 	if blobs {
+		n++
 		q += `,
 b AS (
 	INSERT INTO stream_blobs (stream_id, hash)
-	SELECT $1, h FROM s, unnest($12::bytea[]) AS h
+	SELECT $1, h FROM s, unnest($` + strconv.Itoa(n) + `::bytea[]) AS h
 	ON CONFLICT DO NOTHING
 )`
-		expected = "$13"
 	}
-	q += `
+	if strings.Contains(streamWrite, "$EXPECTED") {
+		n++
+		q = strings.ReplaceAll(q, "$EXPECTED", "$"+strconv.Itoa(n))
+	}
+	if keyed {
+		q += `,
+d AS (` + dedupRecordCTE(n) + `)`
+	}
+	return q + `
 SELECT max(version), min(global_position), max(global_position) FROM e`
-	return strings.ReplaceAll(q, "$EXPECTED", expected)
+}
+
+// dedupRecordCTE records an idempotency key's answer from the events the
+// statement appends (the CTE e): their last version and first and last
+// positions; when the stream write refused, e is empty and nothing is
+// recorded. Its parameters follow the append's n: key, request hash,
+// response, expiry. Part of the append statement itself, where a statement
+// of its own (finding the events again by the transaction's id) cost one
+// execution more per keyed write.
+func dedupRecordCTE(n int) string {
+	p := func(i int) string { return "$" + strconv.Itoa(n+i) }
+	return `INSERT INTO command_dedup (key, request_hash, response, stream_id, version, first_position, last_position, expires_at)
+	SELECT ` + p(1) + `, ` + p(2) + `, ` + p(3) + `, $1, max(version), min(global_position), max(global_position), ` + p(4) + `
+	FROM e HAVING count(*) > 0
+	ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
+		stream_id = excluded.stream_id, version = excluded.version, first_position = excluded.first_position,
+		last_position = excluded.last_position, expires_at = excluded.expires_at`
 }
 
 // appendExactOneSQL is the hot path: Exact, one event, no blobs. Scalar
@@ -131,13 +157,24 @@ INSERT INTO events (event_id, stream_id, version, type, data, metadata)
 SELECT $8::uuid, $1, s.version, $9::text, $10::jsonb, $11::jsonb FROM s
 RETURNING version, global_position, global_position`
 
-// The general statements, built once.
+// The general statements, built once, indexed [blobs][keyed].
 var (
-	appendNoStreamSQL, appendNoStreamBlobsSQL = appendSQL(streamNoStream, false), appendSQL(streamNoStream, true)
-	appendExactSQL, appendExactBlobsSQL       = appendSQL(streamExact, false), appendSQL(streamExact, true)
-	appendExistsSQL, appendExistsBlobsSQL     = appendSQL(streamExists, false), appendSQL(streamExists, true)
-	appendAnySQL, appendAnyBlobsSQL           = appendSQL(streamAny, false), appendSQL(streamAny, true)
+	appendNoStreamSQL = variants(streamNoStream)
+	appendExactSQL    = variants(streamExact)
+	appendExistsSQL   = variants(streamExists)
+	appendAnySQL      = variants(streamAny)
 )
+
+// variants builds a stream write's four general statements, [blobs][keyed].
+func variants(streamWrite string) [2][2]string {
+	var v [2][2]string
+	for b := range 2 {
+		for k := range 2 {
+			v[b][k] = appendSQL(streamWrite, b == 1, k == 1)
+		}
+	}
+	return v
+}
 
 // querier is what an append runs on: the pool (each call is then an
 // implicit transaction, one round trip) or an explicit transaction
@@ -199,28 +236,31 @@ func summaryArgs(req eventstore.AppendRequest) (bool, string, string, string) {
 
 // appendStatement is the append statement of the request and its
 // arguments: appendExactOneSQL (plain parameters, no arrays: the hot path of
-// aggregates) for one event at an exact version without blobs, else the
-// general statement of the request's kind. It runs after the stream's lock
-// statement (lockStreamSQL), in the same batch.
+// aggregates) for one event at an exact version without blobs or key, else
+// the general statement of the request's kind, which with a key records it
+// too (dedupRecordCTE). It runs after the stream's lock statement
+// (lockStreamSQL), in the same batch.
 func appendStatement(req eventstore.AppendRequest, events []eventstore.EncodedEvent) (string, []any) {
-	if req.Expected.IsExact() && len(events) == 1 && len(req.BlobRefs) == 0 {
+	key := req.Idempotency
+	if req.Expected.IsExact() && len(events) == 1 && len(req.BlobRefs) == 0 && key == nil {
 		e := events[0]
 		has, title, status, summary := summaryArgs(req)
 		return appendExactOneSQL, []any{string(req.Stream), req.Expected.Version(), req.Owner,
 			has, title, status, summary, e.ID, e.Type, string(e.Data), string(e.Metadata)}
 	}
 	blobs := len(req.BlobRefs) > 0
-	var query string
+	var v [2][2]string
 	switch {
 	case req.Expected.IsNoStream():
-		query = pick(blobs, appendNoStreamSQL, appendNoStreamBlobsSQL)
+		v = appendNoStreamSQL
 	case req.Expected.IsExact():
-		query = pick(blobs, appendExactSQL, appendExactBlobsSQL)
+		v = appendExactSQL
 	case req.Expected.IsStreamExists():
-		query = pick(blobs, appendExistsSQL, appendExistsBlobsSQL)
+		v = appendExistsSQL
 	default:
-		query = pick(blobs, appendAnySQL, appendAnyBlobsSQL)
+		v = appendAnySQL
 	}
+	query := v[b2i(blobs)][b2i(key != nil)]
 	ids := make([][16]byte, len(events))
 	types := make([]string, len(events))
 	datas := make([]string, len(events))
@@ -237,7 +277,17 @@ func appendStatement(req eventstore.AppendRequest, events []eventstore.EncodedEv
 	if req.Expected.IsExact() {
 		args = append(args, req.Expected.Version())
 	}
+	if key != nil {
+		args = append(args, key.Key, key.RequestHash, key.Response, key.ExpiresAt)
+	}
 	return query, args
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // lockedAppend sends the stream's advisory lock and the append statement as
@@ -265,13 +315,6 @@ func lockedAppend(ctx context.Context, on querier, stream, query string, args ..
 		return nil, nil, nil, translate("append", err)
 	}
 	return version, first, last, nil
-}
-
-func pick(blobs bool, without, with string) string {
-	if blobs {
-		return with
-	}
-	return without
 }
 
 // refusal reads why an append wrote nothing and returns the matching error:
@@ -304,23 +347,6 @@ func refusal(ctx context.Context, on querier, req eventstore.AppendRequest) erro
 const dedupLookupSQL = `SELECT request_hash, response, version, first_position, last_position, expires_at
 	FROM command_dedup WHERE key = $1`
 
-// dedupRecordSQL records a key's answer from the events this transaction
-// has just appended to the stream ($4; $6 of them): their last version and
-// first and last positions, found by the stream's new version and the
-// transaction's own id. After a refused append the transaction has no id
-// (pg_current_xact_id_if_assigned is NULL: nothing was written), so it
-// records nothing. Parameters: $1 key, $2 request hash, $3 response,
-// $4 stream, $5 expiry, $6 event count.
-const dedupRecordSQL = `INSERT INTO command_dedup (key, request_hash, response, stream_id, version, first_position, last_position, expires_at)
-	SELECT $1, $2, $3, $4, max(version), min(global_position), max(global_position), $5
-	FROM events
-	WHERE stream_id = $4 AND version > (SELECT version FROM streams WHERE stream_id = $4) - $6::bigint
-		AND tx_id = pg_current_xact_id_if_assigned()
-	HAVING count(*) > 0
-	ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, response = excluded.response,
-		stream_id = excluded.stream_id, version = excluded.version, first_position = excluded.first_position,
-		last_position = excluded.last_position, expires_at = excluded.expires_at`
-
 // appendIdempotent runs the append in an explicit transaction that first
 // locks the idempotency key, so concurrent callers with one key queue up:
 // the first executes, the others find its answer. Failed appends record
@@ -330,7 +356,8 @@ const dedupRecordSQL = `INSERT INTO command_dedup (key, request_hash, response, 
 //
 // Two round trips, each a pipelined batch on one connection: BEGIN, the
 // key's lock and its record; then, when the key has no live record, the
-// stream's lock, the append, the key's record (dedupRecordSQL) and COMMIT.
+// stream's lock, the append with the key's record in the same statement
+// (dedupRecordCTE) and COMMIT.
 // Sent one statement at a time, as before, the same work took six (BEGIN,
 // lock, lookup, append, record, COMMIT): every keyed write of the API paid
 // four more round trips than it needed.
@@ -355,7 +382,6 @@ func (s *Store) appendIdempotent(ctx context.Context, req eventstore.AppendReque
 	b := &pgx.Batch{}
 	b.Queue(lockStreamSQL, string(req.Stream))
 	b.Queue(query, args...)
-	b.Queue(dedupRecordSQL, key.Key, key.RequestHash, key.Response, string(req.Stream), key.ExpiresAt, int64(len(events)))
 	b.Queue("COMMIT")
 	br := c.SendBatch(ctx, b)
 	var version, first, last *int64
@@ -363,11 +389,8 @@ func (s *Store) appendIdempotent(ctx context.Context, req eventstore.AppendReque
 	if err == nil {
 		err = br.QueryRow().Scan(&version, &first, &last)
 		if errors.Is(err, pgx.ErrNoRows) {
-			err = nil // refused: the record below writes nothing, and COMMIT ends an empty transaction
+			err = nil // refused: the key's record wrote nothing, and COMMIT ends an empty transaction
 		}
-	}
-	if err == nil {
-		_, err = br.Exec()
 	}
 	if err == nil {
 		_, err = br.Exec()

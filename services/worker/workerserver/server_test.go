@@ -11,7 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore"
 	"github.com/roadbook/roadbook/eventstore/postgres"
+	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
+	"github.com/roadbook/roadbook/services/worker/internal/consumer"
+	"github.com/roadbook/roadbook/services/worker/internal/job"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
 	"github.com/roadbook/roadbook/testkit"
@@ -111,6 +115,25 @@ func TestPipeline(t *testing.T) {
 		require.InDelta(t, up.Info.DistanceM, total, up.Info.DistanceM*0.001, "one set of totals: the import's length is the days' sum")
 		t.Logf("%d stages, %d geometry alerts, %v", len(st.Stages), geometryAlerts, rep.Counts)
 		require.Positive(t, geometryAlerts, "a 627 km Norwegian route raises geometry alerts (gradients)")
+
+		// No data provider to wait for: the labels land with the final
+		// result, in one append (one transaction: one recorded_at), with
+		// the ids each step derives alone, so a redelivery is a duplicate.
+		evs, err := e.store.ReadStream(ctx, tripstore.StreamID(id), 0, 0)
+		require.NoError(t, err)
+		byType := map[string]eventstore.RecordedEvent{}
+		var request uuid.UUID
+		for _, ev := range evs {
+			byType[ev.Type] = ev
+			if _, ok := ev.Payload.(*eventsv1.AnalysisRequested); ok {
+				request = ev.ID
+			}
+		}
+		labels, done := byType[job.TypeName(&eventsv1.LabelsResolved{})], byType[job.TypeName(&eventsv1.AnalysisCompleted{})]
+		require.Equal(t, labels.Version+1, done.Version, "the final result right after the labels")
+		require.Equal(t, labels.RecordedAt, done.RecordedAt, "in the same transaction")
+		require.Equal(t, consumer.DerivedID(request, "labels", 0), labels.ID)
+		require.Equal(t, consumer.DerivedID(request, "analysis:final", 0), done.ID)
 	})
 
 	t.Run("a settings change re-paces the trip and re-analyses it", func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/roadbook/roadbook/domain/alert"
 	"github.com/roadbook/roadbook/domain/trip"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
@@ -46,8 +48,17 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 	}
 
 	present := presentStages(st, a.Stages)
+	// With no data provider to wait for, the labels land with the final
+	// result (one append, one commit and one relayed batch fewer per
+	// analysis that labels); otherwise at once, as progress while the
+	// providers answer.
+	var labels trip.Command
 	if unlabelled := unlabelledStages(st); len(unlabelled) > 0 {
-		w.label(ctx, j, "labels", unlabelled)
+		if len(w.providers) == 0 {
+			labels = w.labelCommand(ctx, j, unlabelled)
+		} else {
+			w.label(ctx, j, "labels", unlabelled)
+		}
 		progress()
 	}
 
@@ -92,6 +103,29 @@ func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error
 	res.raiseFordsForRain()
 	res.tripHeadwind(st)
 	final := trip.RecordAnalysis{AnalysisID: a.ID, Stages: res.forRefs(st, a.Stages), TripAlerts: res.trip, Final: true}
+	if labels != nil {
+		return w.recordWithLabels(ctx, j, labels, final)
+	}
+	return w.record(ctx, j, "final", final)
+}
+
+// recordWithLabels appends the labels and the final result in one append
+// (tripstore.ExecuteSteps), each step's events with the ids it derives when
+// appended alone ("labels", "analysis:final"), so a redelivery is refused
+// as a duplicate either way. Should the trip refuse the pair (a label it
+// cannot take), the two are recorded one after the other as before: labels
+// never fail an analysis.
+func (w *Workers) recordWithLabels(ctx context.Context, j job.Job, labels trip.Command, final trip.RecordAnalysis) error {
+	steps := []tripstore.Step{
+		{Command: labels, EventID: func(i int) uuid.UUID { return DerivedID(j.RequestEventID, "labels", i) }},
+		{Command: final, EventID: func(i int) uuid.UUID { return DerivedID(j.RequestEventID, "analysis:final", i) }},
+	}
+	_, err := w.trips.ExecuteSteps(ctx, tripstore.System(), j.TripID, steps, options(j, "analysis:final", final.AnalysisID))
+	var refused *trip.Error
+	if !errors.As(err, &refused) {
+		return err
+	}
+	w.recordLabels(ctx, j, "labels", labels)
 	return w.record(ctx, j, "final", final)
 }
 
@@ -112,6 +146,16 @@ func (w *Workers) record(ctx context.Context, j job.Job, step string, c trip.Rec
 // down) LabelsUnavailable records why, and progress says "unavailable"
 // instead of "pending" forever.
 func (w *Workers) label(ctx context.Context, j job.Job, step string, stages []trip.Stage) {
+	if cmd := w.labelCommand(ctx, j, stages); cmd != nil {
+		w.recordLabels(ctx, j, step, cmd)
+	}
+}
+
+// labelCommand asks the labeler for the stages' labels and returns the
+// command that records its answer: RecordLabels, or RecordLabelsUnavailable
+// with the reason when there is no geocoder or it failed. nil: a progressive
+// labeler, whose labels arrive through its own sink.
+func (w *Workers) labelCommand(ctx context.Context, j job.Job, stages []trip.Stage) trip.Command {
 	geocoder, reason := "", "no geocoder is configured"
 	var labels []trip.StageLabel
 	var err error
@@ -119,22 +163,27 @@ func (w *Workers) label(ctx context.Context, j job.Job, step string, stages []tr
 		geocoder = w.labeler.Name()
 		labels, err = w.labeler.Labels(ctx, j.TripID, stages)
 		if err == nil && len(labels) == 0 {
-			return // a progressive labeler: the labels arrive through its sink
+			return nil // a progressive labeler: the labels arrive through its sink
 		}
 		if err != nil {
 			reason = "geocoder unavailable: " + err.Error()
 			w.logger.Warn("labels unavailable", slog.String("trip_id", j.TripID.String()), slog.Any("error", err))
 		}
 	}
-	var cmd trip.Command = trip.RecordLabels{Labels: labels, Geocoder: geocoder}
 	if w.labeler == nil || err != nil {
 		refs := make([]trip.StageRef, len(stages))
 		for i, s := range stages {
 			refs[i] = trip.StageRef{Index: s.Index, ContentHash: s.ContentHash}
 		}
-		cmd = trip.RecordLabelsUnavailable{Stages: refs, Reason: reason, Geocoder: geocoder}
+		return trip.RecordLabelsUnavailable{Stages: refs, Reason: reason, Geocoder: geocoder}
 	}
-	_, err = w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, step, job.ComputedFor(j.For)))
+	return trip.RecordLabels{Labels: labels, Geocoder: geocoder}
+}
+
+// recordLabels appends a labelCommand's command; a failure is logged, never
+// the analysis's.
+func (w *Workers) recordLabels(ctx context.Context, j job.Job, step string, cmd trip.Command) {
+	_, err := w.trips.Execute(ctx, tripstore.System(), j.TripID, cmd, options(j, step, job.ComputedFor(j.For)))
 	if err != nil && !isDuplicate(err) {
 		w.logger.Warn("recording labels failed", slog.String("trip_id", j.TripID.String()), slog.Any("error", err))
 	}

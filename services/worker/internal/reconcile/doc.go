@@ -2,8 +2,10 @@
 // event after a deadline. JetStream fsyncs every two minutes by default and a
 // job can age out or exhaust its deliveries while its worker was killed, so
 // PostgreSQL stays the source of truth: the reconciler follows the same feed
-// as the relay, remembers every request the job table maps, and asks the
-// folded trip whether it is still waiting; if so, it publishes the job again
-// under a fresh message id. Workers are idempotent, so a job that was merely
+// as the relay, remembers every request the job table maps, forgets one as
+// soon as the feed shows it needs nothing more (its answer, caused by it,
+// passed; or its trip was deleted), and asks the folded trip about the rest
+// after the deadline: if it still waits, it publishes the job again under a
+// fresh message id. Workers are idempotent, so a job that was merely
 // slow costs one no-op delivery.
 package reconcile

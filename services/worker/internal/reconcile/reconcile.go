@@ -60,6 +60,10 @@ type item struct {
 	before   eventstore.Cursor // feed position just before the request
 	seq      int64             // feed order, for the watermark
 	requeued time.Time
+	// labelled: a LabelsResolved or LabelsUnavailable caused by this
+	// (analysis) request passed in the feed, so its job labelled every
+	// stage it found without labels (see settles).
+	labelled bool
 }
 
 // New validates cfg.
@@ -130,11 +134,7 @@ func (r *Reconciler) Pass(ctx context.Context) (int, error) {
 				r.seq++
 				r.watched[job.MsgID(j.Kind, ev.ID)] = &item{job: j, at: ev.RecordedAt, before: r.cursor, seq: r.seq}
 			}
-			if kind, ok := answers(ev); ok {
-				if req, err := uuid.Parse(ev.Metadata.CausationID); err == nil {
-					delete(r.watched, job.MsgID(kind, req))
-				}
-			}
+			r.settle(ev)
 		}
 		r.cursor = next
 		if len(batch) < 1000 {
@@ -188,28 +188,80 @@ func readFeed(ctx context.Context, es eventstore.Store, after eventstore.Cursor)
 	return es.ReadFeed(ctx, after, 1000)
 }
 
-// answers reports the kind of job whose request ev answers for good: the
-// terminal result of an import or a stages job, which the worker records
-// with the request's event id as causation. Such a request is forgotten as
-// its answer passes in the feed: a stuck request is the exception, and
-// loading every request's trip after the deadline to see that it was
-// answered cost the worker a whole stream read per job (its cache has long
-// dropped the trip by then), a cost that grows as the run does: 0.6 s of a
-// 60-second CPU profile of the worker 1.5 minutes into the 10-minute soak,
-// 1.9 s (12 %) 5 minutes in.
-// An analysis is still checked after the deadline, because its trip may
-// hold stages whose labels died with a worker (Relabel).
-func answers(ev eventstore.RecordedEvent) (job.Kind, bool) {
-	k, ok := answerKinds[ev.Type]
-	return k, ok
+// settle forgets the watched requests that ev shows need nothing more, so
+// that a pass loads a trip only for the exceptions: a request still without
+// its answer after the deadline, or an analysis whose labels may still be
+// owed (Relabel). Loading every request's trip after the deadline to see that
+// it was answered cost the worker a whole stream read per job (its cache has
+// long dropped the trip by then), a cost that grows as the run does: 0.6 s
+// of a 60-second CPU profile of the worker 1.5 minutes into the 10-minute
+// soak, 1.9 s (12 %) 5 minutes in (docs/CAPACITY.md §4). What ev settles:
+//
+//   - TripDeleted: every request of the trip (a load would find it gone);
+//   - the terminal answer of an import or a stages job, which the worker
+//     records with the request's event id as causation;
+//   - the terminal answer of an analysis (AnalysisCompleted or
+//     AnalysisFailed caused by it) once its labels are settled too: the
+//     job labels the trip's unlabelled stages before its final event, and a
+//     synchronous labeler records that as LabelsResolved or
+//     LabelsUnavailable caused by the request. A progressive labeler's
+//     labels arrive later without that causation (they may die with the
+//     worker's queue), and a job that found every stage labelled records
+//     none: both stay watched, and after the deadline the pass asks the
+//     trip whether labels are missing, as before. Without Relabel nothing
+//     is asked about labels, so the answer alone settles the request.
+func (r *Reconciler) settle(ev eventstore.RecordedEvent) {
+	if ev.Type == tripDeleted {
+		if id, ok := tripstore.TripID(ev.StreamID); ok {
+			for key, it := range r.watched {
+				if it.job.TripID == id {
+					delete(r.watched, key)
+				}
+			}
+		}
+		return
+	}
+	a, ok := answerKinds[ev.Type]
+	if !ok {
+		return
+	}
+	req, err := uuid.Parse(ev.Metadata.CausationID)
+	if err != nil {
+		return
+	}
+	key := job.MsgID(a.kind, req)
+	it, watched := r.watched[key]
+	switch {
+	case !watched:
+	case a.labels:
+		it.labelled = true
+	case a.kind != job.KindAnalysis || it.labelled || r.cfg.Relabel == nil:
+		delete(r.watched, key)
+	}
 }
 
-// answerKinds are the terminal event types of answers, by full name (the
-// feed's events may come undecoded).
-var answerKinds = map[string]job.Kind{
-	job.TypeName(&eventsv1.RouteImported{}): job.KindImport, job.TypeName(&eventsv1.RouteImportFailed{}): job.KindImport,
-	job.TypeName(&eventsv1.StagesComputed{}): job.KindStages, job.TypeName(&eventsv1.StagesFailed{}): job.KindStages,
+// answer is what a type of event answers: the request kind whose terminal
+// answer it is, or (labels) the labels step of an analysis.
+type answer struct {
+	kind   job.Kind
+	labels bool
 }
+
+// answerKinds are the event types that settle a request, by full name (the
+// feed's events may come undecoded); the causation names the request.
+var answerKinds = map[string]answer{
+	job.TypeName(&eventsv1.RouteImported{}):     {kind: job.KindImport},
+	job.TypeName(&eventsv1.RouteImportFailed{}): {kind: job.KindImport},
+	job.TypeName(&eventsv1.StagesComputed{}):    {kind: job.KindStages},
+	job.TypeName(&eventsv1.StagesFailed{}):      {kind: job.KindStages},
+	job.TypeName(&eventsv1.AnalysisCompleted{}): {kind: job.KindAnalysis},
+	job.TypeName(&eventsv1.AnalysisFailed{}):    {kind: job.KindAnalysis},
+	job.TypeName(&eventsv1.LabelsResolved{}):    {kind: job.KindAnalysis, labels: true},
+	job.TypeName(&eventsv1.LabelsUnavailable{}): {kind: job.KindAnalysis, labels: true},
+}
+
+// tripDeleted is TripDeleted's full name.
+var tripDeleted = job.TypeName(&eventsv1.TripDeleted{})
 
 // Watched is the number of requests still watched.
 func (r *Reconciler) Watched() int { return len(r.watched) }
