@@ -24,6 +24,13 @@
 // service's writes do, and is followed by a GetTrip of the trip, the read
 // an agent makes next; one op is both calls.
 //
+// With -cycle N only the cycle phase runs: N clients each run a soak
+// agent's cycle of RPCs (cycle.go) against the API, with a `roadbook worker`
+// process (-worker-bin, else built from the workspace) computing stages and
+// analyses, and it prints
+//
+//	api cycle cycles_per_s=N cpu_ms_per_cycle=C calls_per_cycle=K cpu_ms_per_call=P p50_ms=A p99_ms=B
+//
 // The database is ROADBOOK_TEST_DATABASE_URL (default the local cluster); the
 // run uses a schema of its own and drops it afterwards.
 package main
@@ -57,6 +64,15 @@ import (
 
 const baselinePath = "/bench.Baseline/GetTrip"
 
+var (
+	// cycleClients is -cycle: the clients of the agent-cycle phase (0: skip it).
+	cycleClients int
+	// cycleProfile is -cycle-cpuprofile: where the cycle phase's CPU profile goes.
+	cycleProfile string
+	// workerBin is -worker-bin: the roadbook binary the cycle's worker runs.
+	workerBin string
+)
+
 func main() {
 	clients := flag.Int("clients", 64, "concurrent clients")
 	duration := flag.Duration("duration", 20*time.Second, "measuring time per phase")
@@ -64,6 +80,9 @@ func main() {
 	writers := flag.Int("write-clients", 16, "concurrent writers in the write phase (0: skip it)")
 	flag.StringVar(&writeProfile, "write-cpuprofile", "", "write a CPU profile of the edit phase to this file")
 	flag.BoolVar(&writeAgent, "write-agent", false, "edit as an MCP agent does: a fresh idempotency key per edit, then get_trip")
+	flag.IntVar(&cycleClients, "cycle", 0, "run only the agent-cycle phase with this many clients (0: the read and write phases)")
+	flag.StringVar(&cycleProfile, "cycle-cpuprofile", "", "write a CPU profile of the cycle phase to this file")
+	flag.StringVar(&workerBin, "worker-bin", "", "the roadbook binary whose worker the cycle phase runs (empty: go build ./cmd/roadbook)")
 	flag.Parse()
 	if err := run(*clients, *writers, *duration, *stages); err != nil {
 		log.Fatal(err)
@@ -144,6 +163,15 @@ func run(clients, writers int, duration time.Duration, stageCount int) error {
 	go func() { _ = hs.Serve(ln) }()
 	defer hs.Close()
 	base := "http://" + ln.Addr().String()
+	if cycleClients > 0 {
+		stop, err := startWorker(ctx, workerBin, dir, dbURL, ns.URL())
+		if err != nil {
+			return err
+		}
+		defer stop()
+		hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cycleClients, MaxConnsPerHost: cycleClients}}
+		return cyclePhase(ctx, newCycleAPI(hc, base), iss, cycleClients, duration)
+	}
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
 
 	client := roadbookv1connect.NewTripServiceClient(hc, base, connect.WithProtoJSON())
