@@ -31,10 +31,12 @@ var cycleGPX = []string{
 }
 
 // cyclePoll is the wait between two GetTrip calls while the trip is partial.
-// An agent waits the answer's next.afterSeconds (2 s); a fifth of that keeps
-// the clients busy while still letting a stages job or an analysis finish
-// between two reads, so most follows are two reads, as in the soak.
-const cyclePoll = 200 * time.Millisecond
+// An agent waits the answer's next.afterSeconds (2 s); half of that still
+// lets a stages job or an analysis finish between two reads on a busy
+// machine, so nearly every follow is two reads, as in the soak, and the
+// calls per cycle do not move with the worker's speed (calls_per_cycle
+// shows it).
+const cyclePoll = time.Second
 
 // cycleAPI are the Connect clients of the cycle, as the MCP service builds
 // them: binary protobuf, no compression.
