@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"os"
-	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -52,35 +50,46 @@ func newCycleAPI(hc *http.Client, base string) *cycleAPI {
 		stages: roadbookv1connect.NewStageEditServiceClient(hc, base, opt)}
 }
 
+// runCycle starts the worker and the API as processes on the bench's
+// schema and NATS and runs the cycle phase against them.
+func runCycle(ctx context.Context, dbURL, natsURL, dir string, iss *auth.HS256Issuer, d time.Duration) error {
+	stop, err := startWorker(ctx, workerBin, dir, dbURL, natsURL)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	api, err := startAPI(dbURL, natsURL, cycleProfile)
+	if err != nil {
+		return err
+	}
+	defer api.stop()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cycleClients, MaxConnsPerHost: cycleClients}}
+	return cyclePhase(ctx, newCycleAPI(hc, api.base), api, iss, cycleClients, d)
+}
+
 // cyclePhase runs the soak agent's cycle (evidence/agent/script.go) as the
 // RPCs the MCP service makes of its tool calls, from clients goroutines for
 // d after a warm-up, with the worker (a process of its own, not counted)
 // computing stages and analyses, and prints
 //
-//	api cycle cycles_per_s=N cpu_ms_per_cycle=C calls_per_cycle=K cpu_ms_per_call=P p50_ms=A p99_ms=B
+//	api cycle cycles_per_s=N cpu_ms_per_cycle=C calls_per_cycle=K cpu_ms_per_call=P bench_cpu_ms_per_cycle=B p50_ms=A p99_ms=Z
 //
-// where C is this process's CPU (API and clients) per cycle completed,
-// warm-up included on both sides of the division, and A, B the cycle's
-// latency, polling waits included.
-func cyclePhase(ctx context.Context, api *cycleAPI, iss *auth.HS256Issuer, clients int, d time.Duration) error {
+// where C is the API process's CPU per cycle completed (and P per call),
+// warm-up included on both sides of the division, B this process's (the
+// clients and the embedded NATS server), and A, Z the cycle's latency,
+// polling waits included.
+func cyclePhase(ctx context.Context, api *cycleAPI, proc *apiProcess, iss *auth.HS256Issuer, clients int, d time.Duration) error {
 	gpx := make([][]byte, len(cycleGPX))
 	for i, name := range cycleGPX {
 		gpx[i] = fixtures.Bytes(name)
 	}
 	var cycles atomic.Int64
 	seq := make([]int, clients)
-	if cycleProfile != "" {
-		f, err := os.Create(cycleProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
-	}
 	cpu0, calls0 := processCPU(), api.calls.Load()
+	apiCPU0, err := proc.cpu()
+	if err != nil {
+		return err
+	}
 	n, lat, err := phase(clients, 3*time.Second, d, func(i int) error {
 		seq[i]++
 		err := api.cycle(ctx, iss, fmt.Sprintf("cycle-%d-%d", i, seq[i]), gpx[(i+seq[i])%len(gpx)], seq[i]%2 == 0)
@@ -92,11 +101,16 @@ func cyclePhase(ctx context.Context, api *cycleAPI, iss *auth.HS256Issuer, clien
 	if err != nil {
 		return fmt.Errorf("cycle phase: %w", err)
 	}
+	apiCPU1, err := proc.cpu()
+	if err != nil {
+		return err
+	}
 	all := float64(max(cycles.Load(), 1))
-	cpu := float64(processCPU()-cpu0) / float64(time.Millisecond)
+	bench := float64(processCPU()-cpu0) / float64(time.Millisecond)
+	cpu := float64(apiCPU1-apiCPU0) / float64(time.Millisecond)
 	calls := float64(api.calls.Load() - calls0)
-	fmt.Printf("api cycle cycles_per_s=%.1f cpu_ms_per_cycle=%.2f calls_per_cycle=%.2f cpu_ms_per_call=%.3f p50_ms=%.1f p99_ms=%.1f\n",
-		float64(n)/d.Seconds(), cpu/all, calls/all, cpu/max(calls, 1), ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
+	fmt.Printf("api cycle cycles_per_s=%.1f cpu_ms_per_cycle=%.2f calls_per_cycle=%.2f cpu_ms_per_call=%.3f bench_cpu_ms_per_cycle=%.2f p50_ms=%.1f p99_ms=%.1f\n",
+		float64(n)/d.Seconds(), cpu/all, calls/all, cpu/max(calls, 1), bench/all, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
 	return nil
 }
 
