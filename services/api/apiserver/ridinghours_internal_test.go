@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 	"time"
 
@@ -66,6 +67,8 @@ func TestRidingHoursAreRiderTimes(t *testing.T) {
 	})
 	t.Run("the settings key tells every setting apart", func(t *testing.T) {
 		t.Parallel()
+		require.Equal(t, settingsFields, reflect.TypeOf(trip.Settings{}).NumField(),
+			"trip.Settings has another field: add it to settingsKey (and count it in settingsFields)")
 		a, b := trip.DefaultSettings(), trip.DefaultSettings()
 		require.Equal(t, settingsKey(a), settingsKey(b))
 		b.FatigueFactor = a.FatigueFactor + 1e-12
@@ -76,6 +79,20 @@ func TestRidingHoursAreRiderTimes(t *testing.T) {
 		b = a
 		b.AccommodationTypes = b.AccommodationTypes[:1]
 		require.NotEqual(t, settingsKey(a), settingsKey(b))
+		b = a
+		b.EbikeMode = !a.EbikeMode
+		require.NotEqual(t, settingsKey(a), settingsKey(b))
+		b = a
+		b.Preset = "custom"
+		require.NotEqual(t, settingsKey(a), settingsKey(b))
+		b = a
+		b.EndDate = trip.DateOf(fixedNow)
+		require.NotEqual(t, settingsKey(a), settingsKey(b))
+		b = a
+		b.RestDayEvery, b.Engine = a.Engine, a.RestDayEvery
+		if a.Engine != a.RestDayEvery {
+			require.NotEqual(t, settingsKey(a), settingsKey(b), "each number in its own place")
+		}
 	})
 	t.Run("a digest with the memo is the digest without it", func(t *testing.T) {
 		t.Parallel()
