@@ -16,7 +16,7 @@ import (
 // fixtureStages cuts the Oslo–Trondheim fixture into days of 600 raw
 // points, each with its Douglas–Peucker geometry, as StagesComputed carries
 // them.
-func fixtureStages(t *testing.T) []trip.Stage {
+func fixtureStages(t testing.TB) []trip.Stage {
 	t.Helper()
 	r, err := route.ReadGPX(bytes.NewReader(fixtures.Bytes(fixtures.OsloTrondheim)))
 	require.NoError(t, err)
@@ -101,6 +101,29 @@ func TestRidingHoursAreRiderTimes(t *testing.T) {
 		memo := view{today: plain.today, hours: &ridingHours{}}
 		for range 2 {
 			require.Equal(t, plain.digest(s, nil).String(), memo.digest(s, nil).String())
+		}
+	})
+}
+
+// BenchmarkDigest builds the digest of a trip of the fixture's stages (the
+// Oslo–Trondheim route in days of 600 points) with the riding-hours memo
+// warm, as a poll after a label or analysis result finds it, and without
+// the memo, as every digest was built before.
+func BenchmarkDigest(b *testing.B) {
+	s := trip.State{ID: "0b5f3a64-2f0e-5c8a-9a53-6f1f7d9a2c11", Version: 3, Settings: trip.DefaultSettings(), Stages: fixtureStages(b)}
+	b.Run("memo", func(b *testing.B) {
+		v := view{today: trip.DateOf(fixedNow), hours: &ridingHours{}}
+		v.digest(s, nil)
+		b.ReportAllocs()
+		for b.Loop() {
+			v.digest(s, nil)
+		}
+	})
+	b.Run("no memo (before)", func(b *testing.B) {
+		v := view{today: trip.DateOf(fixedNow)}
+		b.ReportAllocs()
+		for b.Loop() {
+			v.digest(s, nil)
 		}
 	})
 }
