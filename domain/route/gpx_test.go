@@ -245,6 +245,9 @@ func TestReadGPXRefusesBadCoordinates(t *testing.T) {
 		{"latitude Inf", `<trkpt lat="+Inf" data-was="`, `"+Inf" is not a finite number`},
 		{"latitude text", `<trkpt lat="north" data-was="`, `"north" is not a number`},
 		{"latitude hex float", `<trkpt lat="0x1p-2" data-was="`, `is not a number`},
+		{"a sign for a latitude", `<trkpt lat="-" data-was="`, `"-" is not a number`},
+		{"a point for a latitude", `<trkpt lat=" . " data-was="`, `"." is not a number`},
+		{"a sign and a point for a latitude", `<trkpt lat="+." data-was="`, `"+." is not a number`},
 		{"missing latitude", `<trkpt data-was="`, "has no lat attribute"},
 		{"empty latitude", `<trkpt lat="" data-was="`, "empty value"},
 	}

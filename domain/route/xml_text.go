@@ -105,11 +105,12 @@ func parseDecimal(b []byte) (float64, string) {
 	}
 	var mant uint64
 	digits, frac := 0, 0
-	seenDot, fast := false, true
+	seenDot, seenDigit, fast := false, false, true
 	for ; i < len(b); i++ {
 		c := b[i]
 		switch {
 		case c >= '0' && c <= '9':
+			seenDigit = true
 			if digits > 0 || c != '0' {
 				digits++
 			}
@@ -132,7 +133,7 @@ func parseDecimal(b []byte) (float64, string) {
 		}
 	}
 	if fast && frac <= 22 && (i > 1 || !neg) && (len(b) > 1 || b[0] != '.') {
-		if !bytes.ContainsAny(b, "0123456789") {
+		if !seenDigit { // "-", "." or "-.": the loop accepted no digit
 			return 0, fmt.Sprintf("%s is not a number", quoteBytes(b))
 		}
 		f := float64(mant) / pow10[frac]

@@ -19,10 +19,20 @@ import (
 type view struct {
 	today   trip.Date
 	baseURL string
+	// hours remembers the stages' riding hours (nil: computed every time).
+	hours *ridingHours
 }
 
 func (s *shared) view() view {
-	return view{today: trip.DateOf(s.cfg.Clock()), baseURL: s.cfg.PublicBaseURL}
+	return view{today: trip.DateOf(s.cfg.Clock()), baseURL: s.cfg.PublicBaseURL, hours: &s.hours}
+}
+
+// ridingHours is st.RiderTime(set).RidingHours, from v.hours when it has it.
+func (v view) ridingHours(st trip.Stage, set trip.Settings, settings string) float64 {
+	if v.hours == nil {
+		return st.RiderTime(set).RidingHours
+	}
+	return v.hours.of(st, set, settings)
 }
 
 // digest is GetTrip's answer for s; info (may be nil) adds the times.
@@ -50,12 +60,16 @@ func (v view) digest(s trip.State, info *eventstore.StreamInfo) *roadbookv1.Trip
 		d.Next = getTripNext(s.ID, 2, "a computation is still running; read the trip again")
 	}
 	counts := &roadbookv1.AlertCounts{}
+	settings := ""
+	if v.hours != nil && len(s.Stages) > 0 {
+		settings = settingsKey(s.Settings)
+	}
 	for _, st := range s.Stages {
 		sd := &roadbookv1.StageDigest{
 			Index: uint32(st.Index), Date: st.Date.String(), RestDay: st.RestDay,
 			DistanceM: st.DistanceM, AscentM: st.AscentM, DescentM: st.DescentM,
 			StartLabel: st.StartLabel, EndLabel: st.EndLabel, Analyzed: st.Analyzed,
-			RidingHours: st.RiderTime(s.Settings).RidingHours,
+			RidingHours: v.ridingHours(st, s.Settings, settings),
 		}
 		if st.Analyzed {
 			sd.AlertCounts = alertCounts(st.Alerts)

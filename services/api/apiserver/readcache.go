@@ -14,14 +14,14 @@ import (
 
 // digestCache keeps the last GetTrip answer of each trip, keyed by the
 // trip stream's version and the day (the lock depends on today). A read
-// then costs one head query instead of folding every event: a 30-stage
-// trip's StagesComputed alone carries every stage geometry as protojson,
-// and decoding it on every read held GetTrip to a few hundred calls a
-// second (docs/BENCHMARKS.md). Any append moves the stream version, so a
-// stale entry is never served; the head row also carries the owner and the
-// deleted mark, so visibility is checked exactly as tripstore.Load does
-// (tripstore.Store.Head). A miss folds the trip to that same row
-// (tripstore.Store.LoadFrom), so no read pays for the head row twice.
+// then builds no answer while the stream has not moved: a 30-stage trip's
+// StagesComputed alone carries every stage geometry as protojson, and
+// decoding and mapping it on every read held GetTrip to a few hundred calls
+// a second (docs/BENCHMARKS.md). Any append moves the stream version, so a
+// stale entry is never served. The version is the one the read's load
+// answered (tripstore.Store.Load: the head row and the events after the
+// process's cached state, one round trip), so owner and deletion are
+// checked exactly as every load checks them.
 type digestCache struct {
 	once    sync.Once
 	entries *lru.Cache[uuid.UUID, cachedDigest]
@@ -54,13 +54,6 @@ func (d *digestCache) get(id uuid.UUID, version int64, today trip.Date) (*roadbo
 	return e.digest, true
 }
 
-// has reports whether a digest of trip id is cached for today, whatever
-// its version: whether a read should check it against the head row first.
-func (d *digestCache) has(id uuid.UUID, today trip.Date) bool {
-	e, ok := d.lru().Peek(id)
-	return ok && e.today == today
-}
-
 // put remembers a digest folded at stream version. The message is shared
 // between readers and must never be modified after put.
 func (d *digestCache) put(id uuid.UUID, version int64, today trip.Date, digest *roadbookv1.TripDigest) {
@@ -68,33 +61,22 @@ func (d *digestCache) put(id uuid.UUID, version int64, today trip.Date, digest *
 }
 
 // digest is GetTrip's answer: the cached digest of the caller's trip while
-// its stream has not moved, else the trip folded, mapped (and cached). With
-// a digest cached, the head row read to check it is the one the fold
-// starts from (planner.TripFrom); with none, the trip is loaded at once,
-// head row and tail in one round trip.
+// its stream has not moved, else the trip folded, mapped (and cached). The
+// trip is loaded first either way, head row and tail in one round trip:
+// under an agent's polling most reads find the stream moved (a worker's
+// result landed), and checking the head row on its own first made those
+// reads two round trips (head, then the events), for a saving only on the
+// reads that found nothing new.
 func (s *shared) digest(ctx context.Context, tripID string) (*roadbookv1.TripDigest, error) {
 	v := s.view()
-	var (
-		l   tripstore.Loaded
-		err error
-	)
-	if id, perr := uuid.Parse(tripID); perr == nil && !s.digests.has(id, v.today) {
-		l, err = s.planner.Trip(ctx, tripID)
-	} else {
-		head, herr := s.planner.TripHead(ctx, tripID)
-		if herr != nil {
-			return nil, herr
-		}
-		id, _ := tripstore.TripID(head.ID)
-		if d, ok := s.digests.get(id, head.Version, v.today); ok {
-			return d, nil
-		}
-		l, err = s.planner.TripFrom(ctx, head)
-	}
+	l, err := s.planner.Trip(ctx, tripID)
 	if err != nil {
 		return nil, err
 	}
 	id, _ := tripstore.TripID(l.Info.ID)
+	if d, ok := s.digests.get(id, l.StreamVersion, v.today); ok {
+		return d, nil
+	}
 	d := v.digest(l.State, &l.Info)
 	s.digests.put(id, l.StreamVersion, v.today, d)
 	return d, nil

@@ -23,6 +23,8 @@ type shared struct {
 	log     *slog.Logger
 	// digests caches GetTrip answers by stream version.
 	digests digestCache
+	// hours remembers stages' riding hours for the digests (ridinghours.go).
+	hours ridingHours
 	// watching counts each user's open WatchTrip streams.
 	watching *watchers
 

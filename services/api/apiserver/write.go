@@ -6,6 +6,7 @@ import (
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/roadbook/roadbook/planner"
 )
@@ -63,16 +64,31 @@ func idemKey(field *string, header http.Header) string {
 }
 
 // fingerprint is the request without its idempotency key: the same key
-// with another request is a conflict, the same request a replay.
+// with another request is a conflict, the same request a replay. The copy
+// without the key is shallow (its fields share the request's values, which
+// neither side modifies): an upload's content is up to 30 MiB, and a deep
+// copy (proto.Clone) copied it once more before marshalling copied it again.
+// The bytes are those of the request cloned and cleared
+// (TestFingerprintIsTheClearedRequest).
 func fingerprint(msg any) []byte {
 	m, ok := msg.(proto.Message)
 	if !ok {
 		return nil
 	}
-	req := proto.Clone(m)
-	if f := req.ProtoReflect().Descriptor().Fields().ByName("idempotency_key"); f != nil {
-		req.ProtoReflect().Clear(f)
+	src := m.ProtoReflect()
+	req := src.New()
+	src.Range(func(f protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if f.Name() != idempotencyKeyField {
+			req.Set(f, v)
+		}
+		return true
+	})
+	if u := src.GetUnknown(); len(u) > 0 {
+		req.SetUnknown(u)
 	}
-	body, _ := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	body, _ := proto.MarshalOptions{Deterministic: true}.Marshal(req.Interface())
 	return body
 }
+
+// idempotencyKeyField is the name every write request gives its key.
+const idempotencyKeyField = "idempotency_key"

@@ -24,6 +24,17 @@
 // service's writes do, and is followed by a GetTrip of the trip, the read
 // an agent makes next; one op is both calls.
 //
+// With -cycle N only the cycle phase runs: N clients each run a soak
+// agent's cycle of RPCs (cycle.go) against the API, which runs as a process
+// of its own (apiproc.go), with a `roadbook worker` process (-worker-bin,
+// else built from the workspace) computing stages and analyses, and it
+// prints
+//
+//	api cycle cycles_per_s=N cpu_ms_per_cycle=C calls_per_cycle=K cpu_ms_per_call=P bench_cpu_ms_per_cycle=B p50_ms=… p99_ms=…
+//
+// where C and P are the API process's CPU and B this process's (clients and
+// the embedded NATS server).
+//
 // The database is ROADBOOK_TEST_DATABASE_URL (default the local cluster); the
 // run uses a schema of its own and drops it afterwards.
 package main
@@ -38,7 +49,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -57,6 +67,15 @@ import (
 
 const baselinePath = "/bench.Baseline/GetTrip"
 
+var (
+	// cycleClients is -cycle: the clients of the agent-cycle phase (0: skip it).
+	cycleClients int
+	// cycleProfile is -cycle-cpuprofile: where the cycle phase's CPU profile goes.
+	cycleProfile string
+	// workerBin is -worker-bin: the roadbook binary the cycle's worker runs.
+	workerBin string
+)
+
 func main() {
 	clients := flag.Int("clients", 64, "concurrent clients")
 	duration := flag.Duration("duration", 20*time.Second, "measuring time per phase")
@@ -64,7 +83,16 @@ func main() {
 	writers := flag.Int("write-clients", 16, "concurrent writers in the write phase (0: skip it)")
 	flag.StringVar(&writeProfile, "write-cpuprofile", "", "write a CPU profile of the edit phase to this file")
 	flag.BoolVar(&writeAgent, "write-agent", false, "edit as an MCP agent does: a fresh idempotency key per edit, then get_trip")
+	flag.IntVar(&cycleClients, "cycle", 0, "run only the agent-cycle phase with this many clients (0: the read and write phases)")
+	flag.StringVar(&cycleProfile, "cycle-cpuprofile", "", "write a CPU profile of the API process in the cycle phase (its whole life) to this file")
+	flag.StringVar(&workerBin, "worker-bin", "", "the roadbook binary whose worker the cycle phase runs (empty: go build ./cmd/roadbook)")
 	flag.Parse()
+	if spec := os.Getenv(serveEnv); spec != "" {
+		if err := serveAPI(spec); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if err := run(*clients, *writers, *duration, *stages); err != nil {
 		log.Fatal(err)
 	}
@@ -101,9 +129,12 @@ func run(clients, writers int, duration time.Duration, stageCount int) error {
 	}
 	defer nc.Close()
 
-	iss, err := auth.NewHS256Issuer("bench", []byte(strings.Repeat("b", 32)), "roadbook-bench")
+	iss, err := benchIssuer()
 	if err != nil {
 		return err
+	}
+	if cycleClients > 0 {
+		return runCycle(ctx, dbURL, ns.URL(), dir, iss, duration)
 	}
 	verifier, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(iss.Key())})
 	if err != nil {
