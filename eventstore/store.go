@@ -120,8 +120,8 @@ type RecordedEvent struct {
 	Payload        proto.Message
 	Metadata       Metadata
 	RecordedAt     time.Time
-	// Data is the payload as the backend stored it (protojson; PostgreSQL
-	// renders it as jsonb does), set only where a reader asked for events
+	// Data is the payload as the backend stored it (protojson, as the
+	// writer encoded it), set only where a reader asked for events
 	// undecoded (FeedPager): Payload is nil then. A relay hands Data on as
 	// is and decodes only the events it maps to work, instead of decoding
 	// every event and encoding it again (protojson both ways: most of the

@@ -96,7 +96,7 @@ func appendSQL(streamWrite string, blobs, keyed bool) string {
 	q := `WITH s AS (` + streamWrite + `),
 e AS (
 	INSERT INTO events (event_id, stream_id, version, type, data, metadata)
-	SELECT u.id, $1, s.version - $2::bigint + u.ord, u.type, u.data::jsonb, u.meta::jsonb
+	SELECT u.id, $1, s.version - $2::bigint + u.ord, u.type, u.data::json, u.meta::jsonb
 	FROM s, unnest($8::uuid[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS u(id, type, data, meta, ord)
 	RETURNING version, global_position
 )`
@@ -154,7 +154,7 @@ const appendExactOneSQL = `WITH s AS (
 	RETURNING version
 )
 INSERT INTO events (event_id, stream_id, version, type, data, metadata)
-SELECT $8::uuid, $1, s.version, $9::text, $10::jsonb, $11::jsonb FROM s
+SELECT $8::uuid, $1, s.version, $9::text, $10::json, $11::jsonb FROM s
 RETURNING version, global_position, global_position`
 
 // The general statements, built once, indexed [blobs][keyed].

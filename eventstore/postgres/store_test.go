@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -36,7 +37,9 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	require.NoError(t, postgres.Migrate(context.Background(), pool))
 	var n int
 	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM eventstore_migrations`).Scan(&n))
-	require.Equal(t, 1, n)
+	files, err := filepath.Glob("migrations/*.sql")
+	require.NoError(t, err)
+	require.Len(t, files, n, "each migration recorded once")
 }
 
 func TestUnknownEventTypeIsAClearError(t *testing.T) {
