@@ -91,7 +91,7 @@ func Run(ctx context.Context, dbURL, natsURL string, ledger Ledger) (Report, err
 	for req, ends := range terminal {
 		cond := ""
 		if req == "TripCreated" {
-			cond = ` AND q.data ? 'url'`
+			cond = ` AND q.data::jsonb ? 'url'`
 		}
 		var ins []string
 		for _, e := range ends {
