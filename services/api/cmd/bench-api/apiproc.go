@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	"github.com/roadbook/roadbook/services/api/apiserver"
@@ -73,12 +75,7 @@ func serveAPI(spec string) error {
 	if err != nil {
 		return err
 	}
-	verifier, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(iss.Key())})
-	if err != nil {
-		return err
-	}
-	srv, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := newServer(store, nc, iss)
 	if err != nil {
 		return err
 	}
@@ -164,4 +161,16 @@ func (p *apiProcess) stop() {
 		_ = p.cmd.Process.Kill()
 		<-done
 	}
+}
+
+// newServer is the API as both the in-process phases and the API process
+// of -cycle run it: the real server, its tokens verified against the
+// bench's issuer, its logs discarded.
+func newServer(store *postgres.Store, nc *nats.Conn, iss *auth.HS256Issuer) (*apiserver.Server, error) {
+	verifier, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(iss.Key())})
+	if err != nil {
+		return nil, err
+	}
+	return apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }

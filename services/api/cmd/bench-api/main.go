@@ -43,9 +43,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -58,7 +56,6 @@ import (
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
-	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/testkit/benchtrip"
 	"github.com/roadbook/roadbook/testkit/fixtures"
@@ -136,12 +133,7 @@ func run(clients, writers int, duration time.Duration, stageCount int) error {
 	if cycleClients > 0 {
 		return runCycle(ctx, dbURL, ns.URL(), dir, iss, duration)
 	}
-	verifier, err := auth.NewVerifier(auth.Config{Users: auth.NewStaticKeys(iss.Key())})
-	if err != nil {
-		return err
-	}
-	srv, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := newServer(store, nc, iss)
 	if err != nil {
 		return err
 	}

@@ -86,17 +86,7 @@ func TestReconciler(t *testing.T) {
 		require.NoError(t, err)
 		r, err := reconcile.New(reconcile.Config{Trips: trips, JS: js, Deadline: time.Hour})
 		require.NoError(t, err)
-		// A pass reads the feed up to its horizon, which another test's
-		// open transaction on the same server may hold back a moment: pass
-		// until what the test waits for has been read.
-		passUntil := func(watched int, msg string) {
-			t.Helper()
-			require.Eventually(t, func() bool {
-				_, err := r.Pass(ctx)
-				require.NoError(t, err)
-				return r.Watched() == watched
-			}, 10*time.Second, 10*time.Millisecond, msg)
-		}
+		passUntil := passesUntil(ctx, t, r)
 		passUntil(2, "both stages requests are watched")
 
 		// answer records the trip's StagesFailed caused by causation.
@@ -146,14 +136,7 @@ func TestReconciler(t *testing.T) {
 				relabels <- relabelled{j.TripID, len(stages)}
 			}})
 		require.NoError(t, err)
-		passUntil := func(watched int, msg string) {
-			t.Helper()
-			require.Eventually(t, func() bool {
-				_, err := r.Pass(ctx)
-				require.NoError(t, err)
-				return r.Watched() == watched
-			}, 10*time.Second, 10*time.Millisecond, msg)
-		}
+		passUntil := passesUntil(ctx, t, r)
 		passUntil(2, "both analyses are watched (the stages requests were answered)")
 
 		// a's job labels its stages (synchronously, caused by the request),
@@ -248,4 +231,19 @@ func setup(t *testing.T) (*postgres.Store, jetstream.JetStream, *tripstore.Store
 	up, err := pipelinetest.Store(ctx, trips, "line.gpx", 100, "line", pipelinetest.Line(60, 10, 60.5, 10, 50), true)
 	require.NoError(t, err)
 	return es, js, trips, up
+}
+
+// passesUntil returns a function that runs passes of r until it watches
+// the given number of requests. A pass reads the feed up to its horizon,
+// which another test's open transaction on the same server may hold back
+// a moment: pass until what the test waits for has been read.
+func passesUntil(ctx context.Context, t *testing.T, r *reconcile.Reconciler) func(watched int, msg string) {
+	return func(watched int, msg string) {
+		t.Helper()
+		require.Eventually(t, func() bool {
+			_, err := r.Pass(ctx)
+			require.NoError(t, err)
+			return r.Watched() == watched
+		}, 10*time.Second, 10*time.Millisecond, msg)
+	}
 }
