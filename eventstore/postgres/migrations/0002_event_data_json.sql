@@ -3,5 +3,6 @@
 -- jsonb rebuilds that text from its binary tree on each read: about 7 ms per 484 kB payload on this machine's
 -- PostgreSQL against about 2.7 ms for json, which returns the stored text (docs/BENCHMARKS.md, "Sixth session").
 -- Nothing queries into a payload, so jsonb's operators and indexes were never used; json still refuses text that is
--- not JSON. metadata (small, one level) and streams.summary (queried with @>) stay jsonb.
+-- not JSON. metadata (small, one level) and streams.summary (queried with @>) stay jsonb. The ALTER rewrites the table
+-- under an exclusive lock, writes wait for it: on a large store, run the migration Job in a quiet hour.
 ALTER TABLE events ALTER COLUMN data TYPE json USING data::json;
