@@ -18,27 +18,6 @@ func (p *Planner) Trip(ctx context.Context, tripID string) (tripstore.Loaded, er
 	return l, err
 }
 
-// TripHead is the caller's trip's head row (version, owner, list summary),
-// one query, with Trip's not found (tripstore.Store.Head): what a cache of
-// the trip's answers checks its entry against before TripFrom folds it.
-func (p *Planner) TripHead(ctx context.Context, tripID string) (eventstore.StreamInfo, error) {
-	user, id, err := callerAnd(ctx, tripID)
-	if err != nil {
-		return eventstore.StreamInfo{}, err
-	}
-	return p.trips.Head(ctx, tripstore.User(user), id)
-}
-
-// TripFrom is the caller's trip folded to the head row TripHead answered,
-// without reading that row again.
-func (p *Planner) TripFrom(ctx context.Context, head eventstore.StreamInfo) (tripstore.Loaded, error) {
-	user, err := Caller(ctx)
-	if err != nil {
-		return tripstore.Loaded{}, err
-	}
-	return p.trips.LoadFrom(ctx, tripstore.User(user), head)
-}
-
 // callersTrip is the caller and their trip tripID.
 func (p *Planner) callersTrip(ctx context.Context, tripID string) (string, tripstore.Loaded, error) {
 	user, id, err := callerAnd(ctx, tripID)
