@@ -13,9 +13,9 @@ import "time"
 // stream already holds, and publishes each EVENTS message expecting the
 // sequence before it, so a copy or a gap is refused by the server
 // (package relay, eventsHead). That holds however long the fault lasted,
-// which no window did (a PostgreSQL outage longer than the window with the
-// relay dying in it, or a half-stored batch stalled past it, doubled
-// events with the 5- and 10-minute windows this replaced).
+// which no window did: with the 5- and 10-minute windows this replaced, a
+// relay dying during a PostgreSQL outage longer than the window, or a
+// half-stored batch stalled past it, could store events twice.
 //
 // The window is kept short because it is what EVENTS' dedup state costs.
 // The server keeps an entry of about 130 B on its heap per message id for
