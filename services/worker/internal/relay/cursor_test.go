@@ -28,7 +28,7 @@ func TestRelayCursor(t *testing.T) {
 			saves   []int
 			batches int
 		)
-		r, stop := g.run(t, relay.Config{PollInterval: 20 * time.Millisecond, CursorInterval: time.Minute,
+		r, stop := g.run(t, relay.Config{PollInterval: 20 * time.Millisecond, CursorInterval: relay.MaxCursorInterval,
 			OnSaved:   func(n int, _ eventstore.Cursor) { mu.Lock(); saves = append(saves, n); mu.Unlock() },
 			OnRelayed: func([]eventstore.RecordedEvent) { mu.Lock(); batches++; mu.Unlock() },
 		})
@@ -84,8 +84,8 @@ func TestRelayCursor(t *testing.T) {
 	t.Run("an interval past a tenth of JOBS' dedup window is refused", func(t *testing.T) {
 		t.Parallel()
 		g := newRig(t)
-		_, err := relay.New(relay.Config{Store: g.es, JS: g.js, Lease: &relay.Lease{}, CursorInterval: 2 * time.Minute})
+		_, err := relay.New(relay.Config{Store: g.es, JS: g.js, Lease: &relay.Lease{}, CursorInterval: relay.MaxCursorInterval + time.Second})
 		require.ErrorIs(t, err, relay.ErrInvalidConfig)
-		require.ErrorContains(t, err, "CursorInterval 2m0s")
+		require.ErrorContains(t, err, "CursorInterval 7s")
 	})
 }

@@ -63,8 +63,9 @@ type Config struct {
 	// an interval costs one a second under any load. The price is paid only
 	// on a crash or a lost lease: the next holder reads again what was
 	// relayed since the last save, leaves out what EVENTS already holds
-	// (eventsHead) and publishes the jobs again, which JOBS' 10-minute
-	// dedup window drops, as after a crash between an ack and a save.
+	// (eventsHead) and publishes the jobs again, which JOBS' dedup window
+	// (stream.DefaultJobsDuplicates) drops, as after a crash between an
+	// ack and a save.
 	CursorInterval time.Duration
 	Logger         *slog.Logger
 	// AfterPublish, when set, runs after a batch was acked and before its
@@ -85,11 +86,11 @@ type Config struct {
 
 // DefaultCursorInterval and MaxCursorInterval bound Config.CursorInterval.
 // The maximum is a tenth of the shortest JOBS dedup window the streams
-// accept (10 minutes, stream.Options.Duplicates): the job messages a crash
+// accept (one minute, stream.MinJobsDuplicates): the job messages a crash
 // publishes again must fall well inside it.
 const (
 	DefaultCursorInterval = time.Second
-	MaxCursorInterval     = time.Minute
+	MaxCursorInterval     = 6 * time.Second
 )
 
 // Relay tails the feed into JetStream.

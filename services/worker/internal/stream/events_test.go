@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -18,11 +19,11 @@ import (
 
 func TestEventsWindow(t *testing.T) {
 	t.Parallel()
-	t.Run("EVENTS keeps ids thirty seconds and JOBS ten of the relay's longest cursor intervals", func(t *testing.T) {
+	t.Run("EVENTS keeps ids thirty seconds and JOBS two minutes, at least ten of the relay's longest cursor intervals", func(t *testing.T) {
 		t.Parallel()
 		require.Equal(t, 30*time.Second, stream.DefaultOptions().EventsConfig().Duplicates)
-		require.Equal(t, 10*time.Minute, stream.DefaultOptions().JobsConfig().Duplicates, "JOBS keeps its window")
-		require.GreaterOrEqual(t, stream.DefaultOptions().JobsConfig().Duplicates, 10*relay.MaxCursorInterval)
+		require.Equal(t, 2*time.Minute, stream.DefaultOptions().JobsConfig().Duplicates)
+		require.GreaterOrEqual(t, stream.MinJobsDuplicates, 10*relay.MaxCursorInterval, "the shortest JOBS window accepted")
 	})
 	t.Run("a shorter EVENTS window is refused naming the option", func(t *testing.T) {
 		t.Parallel()
@@ -45,7 +46,7 @@ func TestEventsWindow(t *testing.T) {
 
 func TestEventsSubjects(t *testing.T) {
 	t.Parallel()
-	t.Run("EVENTS stores an event under its trip, and watchers still see its type", func(t *testing.T) {
+	t.Run("EVENTS stores an event under its trip's partition, and watchers still see its type", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
 		_, nc := testkit.NATS(t)
@@ -72,7 +73,7 @@ func TestEventsSubjects(t *testing.T) {
 		require.NoError(t, err)
 		stored, err := st.GetMsg(ctx, ack.Sequence)
 		require.NoError(t, err)
-		require.Equal(t, "events.trip."+trip.String(), stored.Subject)
+		require.Equal(t, stream.StoredSubject(trip), stored.Subject)
 		require.Equal(t, id, stored.Header.Get(nats.MsgIdHdr))
 		info, err := st.Info(ctx)
 		require.NoError(t, err)
@@ -103,6 +104,35 @@ func TestEventsSubjects(t *testing.T) {
 		require.Equal(t, job.EventSubject(trip, "TripCreated"), first.Subject, "what was stored stays")
 		second, err := st.GetMsg(ctx, ack.Sequence)
 		require.NoError(t, err)
-		require.Equal(t, "events.trip."+trip.String(), second.Subject)
+		require.Equal(t, stream.StoredSubject(trip), second.Subject)
+	})
+	t.Run("a thousand trips are stored under at most EventsPartitions subjects, each where StoredSubject says", func(t *testing.T) {
+		t.Parallel()
+		require.Equal(t, fmt.Sprintf("events.trip.{{partition(%d,1)}}", stream.EventsPartitions), stream.EventsStoredSubject)
+		ctx := context.Background()
+		_, nc := testkit.NATS(t)
+		js, err := jetstream.New(nc)
+		require.NoError(t, err)
+		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
+		st, err := js.Stream(ctx, stream.Events)
+		require.NoError(t, err)
+		const trips = 1000
+		want := map[string]bool{}
+		for range trips {
+			trip := uuid.New()
+			ack, err := js.Publish(ctx, job.EventSubject(trip, "TripCreated"), []byte("{}"))
+			require.NoError(t, err)
+			stored, err := st.GetMsg(ctx, ack.Sequence)
+			require.NoError(t, err)
+			require.Equal(t, stream.StoredSubject(trip), stored.Subject, "the server's partition of trip %s", trip)
+			want[stored.Subject] = true
+		}
+		info, err := st.Info(ctx)
+		require.NoError(t, err)
+		require.Equal(t, uint64(trips), info.State.Msgs)
+		subjects := int(info.State.NumSubjects)
+		require.Equal(t, len(want), subjects)
+		require.LessOrEqual(t, subjects, stream.EventsPartitions)
+		require.Greater(t, subjects, stream.EventsPartitions/2, "the trips spread over the partitions")
 	})
 }

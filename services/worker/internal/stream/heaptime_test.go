@@ -23,7 +23,9 @@ import (
 // process's RSS: what BenchmarkServerHeap cannot show, state that expires
 // with time (the dedup window, a block's per-subject state after two
 // minutes, block caches after ten seconds). ROADBOOK_HEAP_SETTINGS=before
-// runs the streams as ff8200f made them, anything else as DefaultOptions;
+// runs the streams as ff8200f made them, =sixth as the sixth session left
+// them (EVENTS stored under each trip, JOBS keeping ids 10 minutes),
+// anything else as DefaultOptions;
 // ROADBOOK_HEAP_RATE is events per second (default 400);
 // ROADBOOK_HEAP_WINDOW, a duration, sets both dedup windows. Run the two
 // side by side in two processes:
@@ -39,7 +41,7 @@ func TestServerHeapOverTime(t *testing.T) {
 	if r, err := strconv.Atoi(os.Getenv("ROADBOOK_HEAP_RATE")); err == nil && r > 0 {
 		rate = r
 	}
-	before := os.Getenv("ROADBOOK_HEAP_SETTINGS") == "before"
+	settings := os.Getenv("ROADBOOK_HEAP_SETTINGS")
 	ctx := context.Background()
 	ns, err := testkit.StartNATS(t.TempDir(), -1)
 	require.NoError(t, err)
@@ -51,8 +53,13 @@ func TestServerHeapOverTime(t *testing.T) {
 	require.NoError(t, err)
 	o := stream.DefaultOptions()
 	ev, jobs := o.EventsConfig(), o.JobsConfig()
-	if before {
-		ev.SubjectTransform, ev.Duplicates = nil, o.Duplicates
+	switch settings {
+	case "before":
+		ev.SubjectTransform, ev.Duplicates = nil, 10*time.Minute
+		jobs.Duplicates = 10 * time.Minute
+	case "sixth":
+		ev.SubjectTransform = &jetstream.SubjectTransformConfig{Source: stream.EventsPublishedSubjects, Destination: "events.trip.{{wildcard(1)}}"}
+		jobs.Duplicates = 10 * time.Minute
 	}
 	if w, err := time.ParseDuration(os.Getenv("ROADBOOK_HEAP_WINDOW")); err == nil {
 		ev.Duplicates, jobs.Duplicates = w, w // to see the dedup state's cycle in minutes
@@ -77,7 +84,7 @@ func TestServerHeapOverTime(t *testing.T) {
 		}
 	}
 	if heapProfiles != "" {
-		writeHeapProfile(t, filepath.Join(heapProfiles, "over-time-"+os.Getenv("ROADBOOK_HEAP_SETTINGS")+".pb.gz"))
+		writeHeapProfile(t, filepath.Join(heapProfiles, "over-time-"+settings+".pb.gz"))
 	}
 }
 

@@ -41,8 +41,9 @@ func (e *OptionError) Is(target error) bool { return target == ErrInvalidOptions
 type Options struct {
 	// Replicas of both streams: 1 in one-process mode, 3 in production.
 	Replicas int
-	// Duplicates is the JOBS dedup window; it must outlast a relay restart,
-	// so the republished tail of a batch is dropped (≥ 10 min).
+	// Duplicates is the JOBS dedup window (window.go); it must outlast a
+	// relay restart, so the republished tail of a batch is dropped
+	// (≥ MinJobsDuplicates).
 	Duplicates time.Duration
 	// EventsDuplicates is the EVENTS dedup window (window.go): it carries
 	// no guarantee (the relay's expected sequence does), and JetStream
@@ -65,7 +66,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Replicas:         1,
-		Duplicates:       10 * time.Minute,
+		Duplicates:       DefaultJobsDuplicates,
 		EventsDuplicates: DefaultEventsDuplicates,
 		JobsMaxAge:       7 * 24 * time.Hour,
 		JobsMaxBytes:     1 << 30,
@@ -80,8 +81,8 @@ func (o Options) Validate() error {
 	switch {
 	case o.Replicas < 1 || o.Replicas > 5:
 		return &OptionError{"Replicas", "must be 1..5"}
-	case o.Duplicates < 10*time.Minute:
-		return &OptionError{"Duplicates", "must be at least 10m (a relay restart must fall inside the dedup window)"}
+	case o.Duplicates < MinJobsDuplicates:
+		return &OptionError{"Duplicates", fmt.Sprintf("must be at least %s (a relay restart must fall inside the dedup window)", MinJobsDuplicates)}
 	case o.JobsMaxAge < o.Duplicates:
 		return &OptionError{"JobsMaxAge", "must be at least Duplicates"}
 	case o.JobsMaxBytes <= 0:

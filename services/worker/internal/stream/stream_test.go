@@ -17,7 +17,7 @@ func TestOptions(t *testing.T) {
 		jobs := o.JobsConfig()
 		require.Equal(t, jetstream.WorkQueuePolicy, jobs.Retention)
 		require.Equal(t, jetstream.FileStorage, jobs.Storage)
-		require.GreaterOrEqual(t, jobs.Duplicates, 10*time.Minute)
+		require.GreaterOrEqual(t, jobs.Duplicates, MinJobsDuplicates)
 		require.Positive(t, jobs.MaxBytes)
 		events := o.EventsConfig()
 		require.Equal(t, jetstream.LimitsPolicy, events.Retention)
@@ -41,15 +41,17 @@ func TestOptions(t *testing.T) {
 		require.ErrorAs(t, o.Validate(), &oe)
 		require.Equal(t, "Durable", oe.Field)
 	})
-	t.Run("a short dedup window is refused naming the option", func(t *testing.T) {
+	t.Run("a JOBS dedup window shorter than a minute is refused naming the option", func(t *testing.T) {
 		t.Parallel()
 		o := DefaultOptions()
-		o.Duplicates = time.Minute
+		o.Duplicates = MinJobsDuplicates - time.Second
 		err := o.Validate()
 		require.ErrorIs(t, err, ErrInvalidOptions)
 		var oe *OptionError
 		require.ErrorAs(t, err, &oe)
 		require.Equal(t, "Duplicates", oe.Field)
+		o.Duplicates = MinJobsDuplicates
+		require.NoError(t, o.Validate())
 	})
 	t.Run("events kept longer than 24 h are refused", func(t *testing.T) {
 		t.Parallel()

@@ -29,10 +29,37 @@ import "time"
 // seconds still drops an exact copy a client sends again at once (the
 // messages keep their Nats-Msg-Id, the event id), at a few MB at most.
 //
-// JOBS keeps its 10 minutes (Options.Duplicates): a job message is
-// published again with the events the relay hands on again, and its
-// window is what drops it.
+// JOBS' window is short for the same reason (DefaultJobsDuplicates below).
 const (
 	DefaultEventsDuplicates = 30 * time.Second
 	MinEventsDuplicates     = time.Second
+)
+
+// DefaultJobsDuplicates is JOBS' dedup window, and MinJobsDuplicates the
+// shortest Validate accepts.
+//
+// A job message is published again with the events the relay hands on
+// again, and JOBS' window is what drops the copy: a work queue cannot be
+// read back as EVENTS is (an acked job is gone), so the relay cannot tell
+// what it already holds. What a restart publishes again was first
+// published at most the relay's cursor interval (default 1 s, at most
+// relay.MaxCursorInterval, a tenth of MinJobsDuplicates) plus the lease
+// TTL (10 s) and an ack timeout (10 s) earlier, so two minutes covers it
+// several times over. A copy the window misses — a relay dying during a
+// PostgreSQL or JetStream outage of minutes — never records a second
+// result: a result carries the event ids the first one derived
+// (consumer.DerivedID), which the store refuses as duplicates. For the
+// awaited jobs it costs one load and an ack, as their handlers first ask
+// the folded trip whether the request is still open (an import or an
+// analysis already answered, stages no longer requested); an
+// accommodations search or a detour is done again (the provider cache
+// answers a search repeated within the hour).
+//
+// The ten minutes this replaced kept every job id that long and, with the
+// server freeing ids only once three windows' worth have piled up, grew
+// the NATS server's heap for half an hour: through the whole 10-minute
+// soak (docs/CAPACITY.md §4). Two minutes levels off after about six.
+const (
+	DefaultJobsDuplicates = 2 * time.Minute
+	MinJobsDuplicates     = time.Minute
 )
