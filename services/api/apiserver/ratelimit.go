@@ -33,15 +33,30 @@ type limiter struct {
 // rateBucket is the KV bucket of the counters.
 const rateBucket = "roadbook_ratelimits"
 
-func newLimiter(ctx context.Context, js jetstream.JetStream, now func() time.Time, log *slog.Logger) (*limiter, error) {
+func newLimiter(ctx context.Context, js jetstream.JetStream, rates RateLimits, now func() time.Time, log *slog.Logger) (*limiter, error) {
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: rateBucket, TTL: 10 * time.Minute, History: 1,
+		Bucket: rateBucket, TTL: rates.keepFor(), History: 1,
 		Description: "Roadbook API rate-limit counters (fixed windows)",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("apiserver: rate-limit bucket: %w", err)
 	}
 	return &limiter{kv: kv, now: now, log: log, ready: true}, nil
+}
+
+// keepFor is how long the bucket keeps a counter: twice the longest window
+// configured (at least a minute), so a counter outlives its window — one
+// dropped early would let its user past the limit — and little more. Each
+// (kind, user, window) is a key of its own, and the NATS server keeps an
+// index entry per key while it is stored: with the ten minutes this
+// replaced, a 200-agent soak's counters grew the server's heap for its
+// whole ten minutes (docs/CAPACITY.md §4).
+func (r RateLimits) keepFor() time.Duration {
+	longest := time.Duration(0)
+	for _, l := range []RateLimit{r.Create, r.Upload, r.Duplicate, r.Recompute, r.Geocode, r.Public} {
+		longest = max(longest, l.Window)
+	}
+	return max(2*longest, time.Minute)
 }
 
 // window is the key and the end of the current window of (kind, subject).

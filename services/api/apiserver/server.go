@@ -42,7 +42,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	lim, err := newLimiter(ctx, js, cfg.Clock, cfg.Logger)
+	lim, err := newLimiter(ctx, js, cfg.RateLimits, cfg.Clock, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
