@@ -88,10 +88,12 @@ func spawn(t *testing.T, db, natsURL string, args ...string) *proc {
 	return p
 }
 
-// await waits for a line with the prefix (a liveness bound).
+// await waits for a line with the prefix (a liveness bound, not a speed
+// check: 60 s once ran out on a CI clone whose machine was at load 16 on
+// two cores: the race-built second worker had not reached its provider).
 func (p *proc) await(t *testing.T, prefix string) string {
 	t.Helper()
-	timeout := time.After(60 * time.Second)
+	timeout := time.After(150 * time.Second)
 	for {
 		select {
 		case l, ok := <-p.lines:
