@@ -1,0 +1,4 @@
+package eventstore
+
+// DecodeCommon exposes decodeCommon to the tests of package eventstore_test.
+var DecodeCommon = decodeCommon
