@@ -28,7 +28,9 @@ type EncodedEvent struct {
 
 // EncodePayload renders a payload the way every backend stores it: its full
 // message name as the type and protojson as the data, so stored events stay
-// readable and `buf breaking` (WIRE_JSON) guards them.
+// readable and `buf breaking` (WIRE_JSON) guards them. Messages in the
+// common forms are written by encodeCommon, as protojson writes them but
+// for white space, in a fraction of the time.
 func EncodePayload(p proto.Message) (typ string, data []byte, err error) {
 	if p == nil || !p.ProtoReflect().IsValid() {
 		return "", nil, &InvalidError{Field: "payload", Reason: "missing (nil message)"}
@@ -37,7 +39,10 @@ func EncodePayload(p proto.Message) (typ string, data []byte, err error) {
 	if typ == "" {
 		return "", nil, &InvalidError{Field: "event type", Reason: "the payload message has no full name"}
 	}
-	data, err = protojson.Marshal(p)
+	data, ok := encodeCommon(p.ProtoReflect())
+	if !ok {
+		data, err = protojson.Marshal(p)
+	}
 	if err != nil {
 		return "", nil, &InvalidError{Field: "payload", Reason: "cannot encode " + typ + ": " + err.Error()}
 	}

@@ -23,7 +23,7 @@ func TestDecodeCommonMatchesProtojson(t *testing.T) {
 	t.Parallel()
 	t.Run("random messages of every field kind decode as protojson decodes them", func(t *testing.T) {
 		t.Parallel()
-		storetest.PayloadsDecodeAsProtojson(t,
+		storetest.PayloadsCodeAsProtojson(t,
 			(&typepb.Type{}).ProtoReflect().Type(), (&typepb.Field{}).ProtoReflect().Type(), (&typepb.Enum{}).ProtoReflect().Type(),
 			(&apipb.Api{}).ProtoReflect().Type(), (&apipb.Method{}).ProtoReflect().Type(), (&sourcecontextpb.SourceContext{}).ProtoReflect().Type(),
 			(&wrapperspb.Int64Value{}).ProtoReflect().Type(), (&wrapperspb.StringValue{}).ProtoReflect().Type())

@@ -26,14 +26,37 @@ func eventTypes(t testing.TB) []protoreflect.MessageType {
 	return types
 }
 
-func TestEventPayloadsDecodeAsProtojson(t *testing.T) {
+func TestEventPayloadsCodeAsProtojson(t *testing.T) {
 	t.Parallel()
-	storetest.PayloadsDecodeAsProtojson(t, eventTypes(t)...)
+	storetest.PayloadsCodeAsProtojson(t, eventTypes(t)...)
 }
 
 // BenchmarkDecodeStagesComputed decodes the largest payload a trip's fold
 // reads: 30 stages of 300 points each, inline (docs/BENCHMARKS.md).
 func BenchmarkDecodeStagesComputed(b *testing.B) {
+	typ, data, err := eventstore.EncodePayload(benchStagesComputed())
+	require.NoError(b, err)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := eventstore.DecodePayload(typ, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodeStagesComputed encodes it, as the stages worker's append
+// does.
+func BenchmarkEncodeStagesComputed(b *testing.B) {
+	sc := benchStagesComputed()
+	for b.Loop() {
+		if _, _, err := eventstore.EncodePayload(sc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchStagesComputed is 30 paced stages of 300 points each.
+func benchStagesComputed() *eventsv1.StagesComputed {
 	rng := rand.New(rand.NewPCG(1, 2))
 	sc := &eventsv1.StagesComputed{ComputedFor: &eventsv1.ComputedFor{RouteHash: hash64, PacingSettingsHash: hash64}}
 	for i := range 30 {
@@ -48,14 +71,7 @@ func BenchmarkDecodeStagesComputed(b *testing.B) {
 			DistanceM: 94591.25831844284, AscentM: 720.9, DescentM: 616.2,
 			Geometry: &eventsv1.Geometry{Encoding: &eventsv1.Geometry_Packed{Packed: packed}}})
 	}
-	typ, data, err := eventstore.EncodePayload(sc)
-	require.NoError(b, err)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, err := eventstore.DecodePayload(typ, data); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return sc
 }
 
 const hash64 = "ccb99eeadeb7235e2328c0c6298f66375e8187327c84c5482461bbf7dbf09183"

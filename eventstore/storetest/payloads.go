@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -13,21 +15,29 @@ import (
 	"github.com/roadbook/roadbook/eventstore"
 )
 
-// PayloadsDecodeAsProtojson checks that eventstore.DecodePayload makes of
-// payloads of each type exactly what protojson makes of them: for random
-// messages of the type (every field kind, lists, nested messages, oneofs,
-// strings that need escapes), each written by protojson.Marshal in its
-// compact and its indented form. DecodePayload reads common payloads
-// without protojson (eventstore's decodeCommon); a module that stores its
-// own event types runs this over them, so a form of theirs that the fast
-// path misreads fails here rather than in a fold.
-func PayloadsDecodeAsProtojson(t *testing.T, types ...protoreflect.MessageType) {
+// PayloadsCodeAsProtojson checks that eventstore.EncodePayload writes
+// payloads of each type as protojson.Marshal does (but for white space) and
+// that eventstore.DecodePayload makes of them exactly what protojson makes
+// of them: for random messages of the type (every field kind, lists,
+// nested messages, oneofs, strings that need escapes), written by
+// protojson in its compact, indented and proto-named forms. Both read and
+// write common payloads without protojson (eventstore's encodeCommon and
+// decodeCommon); a module that stores its own event types runs this over
+// them, so a form of theirs that a fast path gets wrong fails here rather
+// than in a fold.
+func PayloadsCodeAsProtojson(t *testing.T, types ...protoreflect.MessageType) {
 	t.Helper()
 	for _, mt := range types {
 		rng := rand.New(rand.NewPCG(1, uint64(len(mt.Descriptor().FullName()))))
 		for i := range 40 {
 			m := mt.New()
 			fill(rng, m, 0)
+			typ, stored, err := eventstore.EncodePayload(m.Interface())
+			require.NoError(t, err)
+			require.Equal(t, string(mt.Descriptor().FullName()), typ)
+			canonical, err := protojson.Marshal(m.Interface())
+			require.NoError(t, err)
+			require.Equal(t, compact(t, canonical), compact(t, stored), "%s #%d is stored otherwise than protojson writes it", typ, i)
 			for _, opts := range []protojson.MarshalOptions{{}, {Multiline: true, Indent: "  "}, {UseProtoNames: true, UseEnumNumbers: true}} {
 				data, err := opts.Marshal(m.Interface())
 				require.NoError(t, err)
@@ -39,6 +49,13 @@ func PayloadsDecodeAsProtojson(t *testing.T, types ...protoreflect.MessageType) 
 			}
 		}
 	}
+}
+
+// compact is JSON text without its insignificant white space.
+func compact(t *testing.T, data []byte) string {
+	var b bytes.Buffer
+	require.NoError(t, json.Compact(&b, data))
+	return b.String()
 }
 
 // fillStrings are the strings fill draws from: plain, non-ASCII, and ones
