@@ -30,8 +30,9 @@ import (
 // What it takes: a JSON object of proto3 fields named by their JSON or proto
 // name, each once; numbers written plainly (integers as digits, within
 // their type), strings without escapes, enums by name or number, nested
-// messages and lists of any of these. What it leaves to protojson: null,
-// quoted numbers, escapes, bytes, maps, unknown fields or enum names, the
+// messages, lists of any of these and maps keyed by strings. What it leaves
+// to protojson: null, quoted numbers, escapes, bytes, other maps, unknown
+// fields or enum names, the
 // well-known types protojson writes in forms of their own, proto2 and
 // editions files, and every malformed input.
 func decodeCommon(data []byte, m protoreflect.Message) bool {
@@ -107,7 +108,7 @@ func (d *jsonWire) message(b []byte, md protoreflect.MessageDescriptor) ([]byte,
 		if fd == nil {
 			fd = fields.ByTextName(string(name))
 		}
-		if fd == nil || fd.IsMap() || fd.IsExtension() || slices.Contains(seen, fd.Number()) {
+		if fd == nil || fd.IsExtension() || slices.Contains(seen, fd.Number()) {
 			return nil, false
 		}
 		seen = append(seen, fd.Number())
@@ -133,6 +134,9 @@ func (d *jsonWire) message(b []byte, md protoreflect.MessageDescriptor) ([]byte,
 // are numbers, or one record per element.
 func (d *jsonWire) field(b []byte, fd protoreflect.FieldDescriptor) ([]byte, bool) {
 	num := fd.Number()
+	if fd.IsMap() {
+		return d.mapEntries(b, fd)
+	}
 	if !fd.IsList() {
 		return d.value(b, fd, true)
 	}
@@ -167,6 +171,44 @@ func (d *jsonWire) field(b []byte, fd protoreflect.FieldDescriptor) ([]byte, boo
 		b = protowire.AppendBytes(b, body)
 	}
 	return b, true
+}
+
+// mapEntries appends the JSON object at i as map field fd's entries, one
+// record each (key 1, value 2). Only string keys: others are written as
+// JSON strings of another kind, left to protojson.
+func (d *jsonWire) mapEntries(b []byte, fd protoreflect.FieldDescriptor) ([]byte, bool) {
+	if fd.MapKey().Kind() != protoreflect.StringKind || !d.consume('{') {
+		return nil, false
+	}
+	if d.consume('}') {
+		return b, true
+	}
+	var keys [][]byte
+	for {
+		key, ok := d.str()
+		if !ok || !d.consume(':') {
+			return nil, false
+		}
+		for _, k := range keys {
+			if string(k) == string(key) {
+				return nil, false // a key twice: protojson refuses it
+			}
+		}
+		keys = append(keys, key)
+		entry := protowire.AppendTag(nil, 1, protowire.BytesType)
+		entry = protowire.AppendBytes(entry, key)
+		if entry, ok = d.value(entry, fd.MapValue(), true); !ok {
+			return nil, false
+		}
+		b = protowire.AppendTag(b, fd.Number(), protowire.BytesType)
+		b = protowire.AppendBytes(b, entry)
+		if d.consume('}') {
+			return b, true
+		}
+		if !d.consume(',') {
+			return nil, false
+		}
+	}
 }
 
 // value appends one value of fd's kind at i, with its tag when tagged (a

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -12,9 +13,10 @@ import (
 
 // encodeCommon writes m as protojson.Marshal does, but for white space
 // (protojson varies its own between builds): the populated fields in
-// declaration order under their JSON names, 64-bit integers quoted, floats
-// and strings in protojson's own forms. It reports false for what it leaves
-// to protojson: maps, the well-known types protojson writes in forms of
+// declaration order under their JSON names, maps keyed by strings in key
+// order, 64-bit integers quoted, floats and strings in protojson's own
+// forms. It reports false for what it leaves to protojson: other maps, the
+// well-known types protojson writes in forms of
 // their own, proto2 and editions files, and strings that are not UTF-8
 // (protojson refuses them). EncodePayload then calls protojson, so what is
 // stored is protojson's text either way (TestEncodeCommonIsProtojson).
@@ -40,7 +42,7 @@ func appendMessage(b []byte, m protoreflect.Message) ([]byte, bool) {
 		if !m.Has(fd) {
 			continue
 		}
-		if fd.IsMap() {
+		if fd.IsMap() && fd.MapKey().Kind() != protoreflect.StringKind {
 			return nil, false
 		}
 		if !first {
@@ -52,6 +54,12 @@ func appendMessage(b []byte, m protoreflect.Message) ([]byte, bool) {
 		b = append(b, '"', ':')
 		var ok bool
 		v := m.Get(fd)
+		if fd.IsMap() {
+			if b, ok = appendMap(b, fd, v.Map()); !ok {
+				return nil, false
+			}
+			continue
+		}
 		if fd.IsList() {
 			l := v.List()
 			b = append(b, '[')
@@ -67,6 +75,32 @@ func appendMessage(b []byte, m protoreflect.Message) ([]byte, bool) {
 			continue
 		}
 		if b, ok = appendValue(b, fd, v); !ok {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendMap writes a map keyed by strings as protojson does: its entries
+// in the order of their keys.
+func appendMap(b []byte, fd protoreflect.FieldDescriptor, mp protoreflect.Map) ([]byte, bool) {
+	keys := make([]string, 0, mp.Len())
+	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+		keys = append(keys, k.String())
+		return true
+	})
+	slices.Sort(keys)
+	b = append(b, '{')
+	var ok bool
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, ok = appendString(b, k); !ok {
+			return nil, false
+		}
+		b = append(b, ':')
+		if b, ok = appendValue(b, fd.MapValue(), mp.Get(protoreflect.ValueOfString(k).MapKey())); !ok {
 			return nil, false
 		}
 	}

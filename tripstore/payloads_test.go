@@ -28,7 +28,18 @@ func eventTypes(t testing.TB) []protoreflect.MessageType {
 
 func TestEventPayloadsCodeAsProtojson(t *testing.T) {
 	t.Parallel()
-	storetest.PayloadsCodeAsProtojson(t, eventTypes(t)...)
+	t.Run("every event type is written and read as protojson writes and reads it", func(t *testing.T) {
+		t.Parallel()
+		storetest.PayloadsCodeAsProtojson(t, eventTypes(t)...)
+	})
+	t.Run("an alert's metrics are read as protojson reads them, a key twice refused", func(t *testing.T) {
+		t.Parallel()
+		got, err := eventstore.DecodePayload("roadbook.events.v1.Alert", []byte(`{"code":"a","metrics":{"value":9.5,"extra_days":2}}`))
+		require.NoError(t, err)
+		require.Equal(t, map[string]float64{"value": 9.5, "extra_days": 2}, got.(*eventsv1.Alert).GetMetrics())
+		_, err = eventstore.DecodePayload("roadbook.events.v1.Alert", []byte(`{"metrics":{"value":1,"value":2}}`))
+		require.Error(t, err)
+	})
 }
 
 // BenchmarkDecodeStagesComputed decodes the largest payload a trip's fold

@@ -76,13 +76,15 @@ func fill(rng *rand.Rand, m protoreflect.Message, depth int) {
 		switch {
 		case fd.IsMap():
 			mp := m.Mutable(fd).Map()
-			k := scalar(rng, fd.MapKey())
-			if fd.MapValue().Message() != nil {
-				v := mp.NewValue()
-				fill(rng, v.Message(), depth+1)
-				mp.Set(k.MapKey(), v)
-			} else {
-				mp.Set(k.MapKey(), scalar(rng, fd.MapValue()))
+			for range 1 + rng.IntN(4) {
+				k := scalar(rng, fd.MapKey())
+				if fd.MapValue().Message() != nil {
+					v := mp.NewValue()
+					fill(rng, v.Message(), depth+1)
+					mp.Set(k.MapKey(), v)
+				} else {
+					mp.Set(k.MapKey(), scalar(rng, fd.MapValue()))
+				}
 			}
 		case fd.IsList():
 			l := m.Mutable(fd).List()
