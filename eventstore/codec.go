@@ -28,7 +28,9 @@ type EncodedEvent struct {
 
 // EncodePayload renders a payload the way every backend stores it: its full
 // message name as the type and protojson as the data, so stored events stay
-// readable and `buf breaking` (WIRE_JSON) guards them.
+// readable and `buf breaking` (WIRE_JSON) guards them. Messages in the
+// common forms are written by encodeCommon, as protojson writes them but
+// for white space, in a fraction of the time.
 func EncodePayload(p proto.Message) (typ string, data []byte, err error) {
 	if p == nil || !p.ProtoReflect().IsValid() {
 		return "", nil, &InvalidError{Field: "payload", Reason: "missing (nil message)"}
@@ -37,7 +39,10 @@ func EncodePayload(p proto.Message) (typ string, data []byte, err error) {
 	if typ == "" {
 		return "", nil, &InvalidError{Field: "event type", Reason: "the payload message has no full name"}
 	}
-	data, err = protojson.Marshal(p)
+	data, ok := encodeCommon(p.ProtoReflect())
+	if !ok {
+		data, err = protojson.Marshal(p)
+	}
 	if err != nil {
 		return "", nil, &InvalidError{Field: "payload", Reason: "cannot encode " + typ + ": " + err.Error()}
 	}
@@ -50,10 +55,15 @@ func EncodePayload(p proto.Message) (typ string, data []byte, err error) {
 // DecodePayload is the inverse of EncodePayload: it resolves typ in
 // protoregistry.GlobalTypes and parses data into a new message of that type.
 // Unknown fields are discarded so an older binary can read newer events.
+// Payloads in protojson's common forms are read by decodeCommon, to the same
+// message, in a fraction of the time.
 func DecodePayload(typ string, data []byte) (proto.Message, error) {
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typ))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %q is not registered (import the Go package that defines it)", ErrUnknownEventType, typ)
+	}
+	if m := mt.New(); decodeCommon(data, m) {
+		return m.Interface(), nil
 	}
 	m := mt.New().Interface()
 	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(data, m); err != nil {

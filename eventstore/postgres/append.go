@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -71,17 +70,20 @@ const newStream = `INSERT INTO streams (stream_id, version, owner, title, status
 		CASE WHEN $4::bool THEN $6::text ELSE '' END, CASE WHEN $4::bool THEN $7::jsonb ELSE '{}' END
 	WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE stream_id = $1)`
 
+// Each stream write has a $UNRECORDED mark in the condition every write it
+// makes must pass: nothing for an unkeyed append, the key's guard
+// (unrecordedKey) for a keyed one.
 const (
-	streamNoStream = newStream + `
+	streamNoStream = newStream + ` $UNRECORDED
 	ON CONFLICT (stream_id) DO NOTHING
 	RETURNING version`
 	streamExact = `UPDATE streams SET version = version + $2::bigint, ` + summarySet + `
-	WHERE stream_id = $1 AND version = $EXPECTED::bigint AND ($3::text = '' OR owner = $3::text)
+	WHERE stream_id = $1 AND version = $EXPECTED::bigint AND ($3::text = '' OR owner = $3::text) $UNRECORDED
 	RETURNING version`
 	streamExists = `UPDATE streams SET version = version + $2::bigint, ` + summarySet + `
-	WHERE stream_id = $1 AND ($3::text = '' OR owner = $3::text)
+	WHERE stream_id = $1 AND ($3::text = '' OR owner = $3::text) $UNRECORDED
 	RETURNING version`
-	streamAny = newStream + `
+	streamAny = newStream + ` $UNRECORDED
 	ON CONFLICT (stream_id) DO UPDATE SET version = streams.version + $2::bigint, ` + summarySet + `
 	WHERE streams.owner = $3::text
 	RETURNING version`
@@ -114,12 +116,28 @@ b AS (
 		n++
 		q = strings.ReplaceAll(q, "$EXPECTED", "$"+strconv.Itoa(n))
 	}
+	guard := ""
 	if keyed {
+		guard = unrecordedKey(n)
 		q += `,
 d AS (` + dedupRecordCTE(n) + `)`
 	}
+	q = strings.ReplaceAll(q, "$UNRECORDED", guard)
 	return q + `
 SELECT max(version), min(global_position), max(global_position) FROM e`
+}
+
+// unrecordedKey is the condition a keyed append's stream write adds: the
+// key has no live record (expires_at after the caller's clock, the
+// parameter after the record's four). appendIdempotent sends the key's
+// lookup and the append in one batch, after the key's lock, so the append
+// itself must not write when the lookup finds the request answered; the
+// lookup and this condition read the same committed record, both after
+// the lock. The NOT EXISTS reads, it does not write, so the stream write is
+// still the transaction's first write.
+func unrecordedKey(n int) string {
+	return `AND NOT EXISTS (SELECT 1 FROM command_dedup WHERE key = $` + strconv.Itoa(n+1) +
+		` AND expires_at > $` + strconv.Itoa(n+5) + `::timestamptz)`
 }
 
 // dedupRecordCTE records an idempotency key's answer from the events the
@@ -210,7 +228,7 @@ func (s *Store) Append(ctx context.Context, req eventstore.AppendRequest) (event
 // append statement, sent together (one round trip); on refusal it asks
 // refusalSQL why.
 func (s *Store) appendOn(ctx context.Context, on querier, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (eventstore.AppendResult, error) {
-	query, args := appendStatement(req, events)
+	query, args := appendStatement(req, events, s.now())
 	version, first, last, err := lockedAppend(ctx, on, string(req.Stream), query, args...)
 	if err != nil {
 		return eventstore.AppendResult{}, err
@@ -240,7 +258,7 @@ func summaryArgs(req eventstore.AppendRequest) (bool, string, string, string) {
 // the general statement of the request's kind, which with a key records it
 // too (dedupRecordCTE). It runs after the stream's lock statement
 // (lockStreamSQL), in the same batch.
-func appendStatement(req eventstore.AppendRequest, events []eventstore.EncodedEvent) (string, []any) {
+func appendStatement(req eventstore.AppendRequest, events []eventstore.EncodedEvent, now time.Time) (string, []any) {
 	key := req.Idempotency
 	if req.Expected.IsExact() && len(events) == 1 && len(req.BlobRefs) == 0 && key == nil {
 		e := events[0]
@@ -278,7 +296,7 @@ func appendStatement(req eventstore.AppendRequest, events []eventstore.EncodedEv
 		args = append(args, req.Expected.Version())
 	}
 	if key != nil {
-		args = append(args, key.Key, key.RequestHash, key.Response, key.ExpiresAt)
+		args = append(args, key.Key, key.RequestHash, key.Response, key.ExpiresAt, now)
 	}
 	return query, args
 }
@@ -341,106 +359,4 @@ func refusal(ctx context.Context, on querier, req eventstore.AppendRequest) erro
 		current = *curVersion
 	}
 	return &eventstore.VersionConflictError{Stream: req.Stream, Expected: req.Expected, Current: current}
-}
-
-// dedupLookupSQL reads the record of an idempotency key.
-const dedupLookupSQL = `SELECT request_hash, response, version, first_position, last_position, expires_at
-	FROM command_dedup WHERE key = $1`
-
-// appendIdempotent runs the append in an explicit transaction that first
-// locks the idempotency key, so concurrent callers with one key queue up:
-// the first executes, the others find its answer. Failed appends record
-// nothing, so a retry after a conflict runs again. Nothing here writes
-// before the append's own stream row write, so the transaction id is still
-// taken where the ordering argument above says.
-//
-// Two round trips, each a pipelined batch on one connection: BEGIN, the
-// key's lock and its record; then, when the key has no live record, the
-// stream's lock, the append with the key's record in the same statement
-// (dedupRecordCTE) and COMMIT.
-// Sent one statement at a time, as before, the same work took six (BEGIN,
-// lock, lookup, append, record, COMMIT): every keyed write of the API paid
-// four more round trips than it needed.
-func (s *Store) appendIdempotent(ctx context.Context, req eventstore.AppendRequest, events []eventstore.EncodedEvent) (eventstore.AppendResult, error) {
-	key := req.Idempotency
-	c, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return eventstore.AppendResult{}, translate("append", err)
-	}
-	// A connection left inside the transaction (an error below) is closed
-	// by the pool on release, never reused mid-transaction.
-	defer c.Release()
-	rollback := func() { _, _ = c.Exec(context.WithoutCancel(ctx), "ROLLBACK") }
-
-	res, replayed, err := lookupKey(ctx, c, key, s.now())
-	if err != nil || replayed {
-		rollback()
-		return res, err
-	}
-
-	query, args := appendStatement(req, events)
-	b := &pgx.Batch{}
-	b.Queue(lockStreamSQL, string(req.Stream))
-	b.Queue(query, args...)
-	b.Queue("COMMIT")
-	br := c.SendBatch(ctx, b)
-	var version, first, last *int64
-	_, err = br.Exec()
-	if err == nil {
-		err = br.QueryRow().Scan(&version, &first, &last)
-		if errors.Is(err, pgx.ErrNoRows) {
-			err = nil // refused: the key's record wrote nothing, and COMMIT ends an empty transaction
-		}
-	}
-	if err == nil {
-		_, err = br.Exec()
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		rollback()
-		return eventstore.AppendResult{}, translate("append", err)
-	}
-	if version == nil || first == nil || last == nil {
-		return eventstore.AppendResult{}, refusal(ctx, s.pool, req)
-	}
-	s.signal()
-	return eventstore.AppendResult{Version: *version, FirstPosition: *first, LastPosition: *last, Response: key.Response}, nil
-}
-
-// lookupKey begins the transaction on c, takes the key's lock and reads its
-// record, in one round trip. replayed is true when a live record answers the
-// request (res is that answer); a live record of another request is
-// ErrIdempotencyMismatch. Either way the caller ends the transaction.
-func lookupKey(ctx context.Context, c *pgxpool.Conn, key *eventstore.Idempotency, now time.Time) (res eventstore.AppendResult, replayed bool, err error) {
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('k:' || $1, 0))`, key.Key)
-	b.Queue(dedupLookupSQL, key.Key)
-	br := c.SendBatch(ctx, b)
-	defer br.Close()
-	var (
-		hash, response []byte
-		expires        time.Time
-	)
-	if _, err := br.Exec(); err != nil {
-		return res, false, translate("append", err)
-	}
-	if _, err := br.Exec(); err != nil {
-		return res, false, translate("append", err)
-	}
-	err = br.QueryRow().Scan(&hash, &response, &res.Version, &res.FirstPosition, &res.LastPosition, &expires)
-	switch {
-	case err == nil && expires.After(now):
-		if !bytes.Equal(hash, key.RequestHash) {
-			return eventstore.AppendResult{}, false, fmt.Errorf("idempotency key %q: %w", key.Key, eventstore.ErrIdempotencyMismatch)
-		}
-		res.Replayed, res.Response = true, response
-		return res, true, nil
-	case err == nil, errors.Is(err, pgx.ErrNoRows):
-		return eventstore.AppendResult{}, false, translate("append", br.Close()) // an expired key, or none: execute
-	default:
-		return eventstore.AppendResult{}, false, translate("append", err)
-	}
 }

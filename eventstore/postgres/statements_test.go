@@ -17,15 +17,18 @@ import (
 )
 
 // statementCounter counts the statements a pool sends, whether alone or in
-// a pipelined batch.
-type statementCounter struct{ n atomic.Int64 }
+// a pipelined batch (n), and the round trips they take (trips: a statement
+// alone or a whole batch).
+type statementCounter struct{ n, trips atomic.Int64 }
 
 func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	c.n.Add(1)
+	c.trips.Add(1)
 	return ctx
 }
 func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.trips.Add(1)
 	return ctx
 }
 func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
@@ -73,19 +76,26 @@ func TestStatementsPerCall(t *testing.T) {
 			require.EqualValues(t, 1, counter.n.Load(), "a load after version %d", after)
 		}
 	})
-	t.Run("a keyed append is BEGIN, key lock and key lookup, then stream lock, the append recording the key, and COMMIT", func(t *testing.T) {
+	t.Run("a keyed append is BEGIN, key lock, key lookup, stream lock, the append recording the key, and COMMIT, in one round trip", func(t *testing.T) {
 		key := &eventstore.Idempotency{Key: "count-key", RequestHash: []byte("h"), Response: []byte("r"), ExpiresAt: time.Now().Add(time.Hour)}
 		req := eventstore.AppendRequest{Stream: "tail-count", Expected: eventstore.Exact(3), Owner: "ann", Idempotency: key,
 			Events: []eventstore.NewEvent{{Payload: wrapperspb.Int64(3)}}}
 		counter.n.Store(0)
+		counter.trips.Store(0)
 		res, err := s.Append(ctx, req)
 		require.NoError(t, err)
 		require.False(t, res.Replayed)
 		require.EqualValues(t, 6, counter.n.Load())
+		require.EqualValues(t, 1, counter.trips.Load())
+		counter.trips.Store(0)
 		again, err := s.Append(ctx, req)
 		require.NoError(t, err)
 		require.True(t, again.Replayed, "the key was recorded by the append itself")
+		require.EqualValues(t, 1, counter.trips.Load(), "a replay is answered from the same round trip")
 		require.Equal(t, res.Version, again.Version)
 		require.Equal(t, []byte("r"), again.Response)
+		info, err := s.Stream(ctx, "tail-count")
+		require.NoError(t, err)
+		require.EqualValues(t, 4, info.Version, "the replay appended nothing")
 	})
 }
