@@ -10,10 +10,7 @@
 // refuses them, so every route between two nodes runs through a proxy.
 //
 // With -pprof (or $NATSD_PPROF) it serves the Go runtime's profiles, so a
-// soak can show what the server keeps on its heap, not only its RSS; with
-// -http-port (or $NATSD_HTTP_PORT) the server's monitoring endpoints, so
-// it can show per stream what that heap holds (/jsz?streams=true: the
-// messages and distinct subjects each keeps).
+// soak can show what the server keeps on its heap, not only its RSS.
 package main
 
 import (
@@ -22,7 +19,6 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -37,17 +33,9 @@ func main() {
 	clusterPort := flag.Int("cluster-port", 0, "route port; 0: no cluster")
 	routes := flag.String("routes", "", "comma-separated route URLs of the other nodes (nats-route://host:port)")
 	advertise := flag.String("cluster-advertise", "", "host:port gossiped to peers for implicit routes")
-	monitor := flag.Int("http-port", 0, "monitoring port (/connz, /jsz); 0: none ($"+monitorEnv+")")
+	monitor := flag.Int("http-port", 0, "monitoring port (/connz, /jsz); 0: none")
 	pprofAddr := flag.String("pprof", os.Getenv(pprofEnv), "host:port serving /debug/pprof and /debug/vars (the server's heap); empty: none ($"+pprofEnv+")")
 	flag.Parse()
-	if *monitor == 0 && os.Getenv(monitorEnv) != "" {
-		p, err := strconv.Atoi(os.Getenv(monitorEnv))
-		if err != nil || p <= 0 || p > 65535 {
-			fmt.Fprintf(os.Stderr, "natsd: $%s=%q is not a port\n", monitorEnv, os.Getenv(monitorEnv))
-			os.Exit(2)
-		}
-		*monitor = p
-	}
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "natsd: -dir is required")
 		os.Exit(2)

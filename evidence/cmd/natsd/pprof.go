@@ -15,11 +15,6 @@ import (
 // told to expose the server's heap: NATSD_PPROF=127.0.0.1:6061 make soak.
 const pprofEnv = "NATSD_PPROF"
 
-// monitorEnv names the environment variable -http-port defaults to, for
-// the same reason: `NATSD_HTTP_PORT=8222 make soak` reaches the soak's
-// server, which the harness starts without the flag.
-const monitorEnv = "NATSD_HTTP_PORT"
-
 // servePprof serves the Go runtime's profiles on addr, so a run can show
 // what the NATS server holds, not only its RSS: /debug/pprof/heap?gc=1 for
 // `go tool pprof -top`, /debug/vars for the runtime's memory statistics
