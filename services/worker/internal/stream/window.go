@@ -52,13 +52,13 @@ const (
 // awaited jobs it costs one load and an ack, as their handlers first ask
 // the folded trip whether the request is still open (an import or an
 // analysis already answered, stages no longer requested); an
-// accommodations search or a detour is done again (the provider cache
-// answers a search repeated within the hour).
+// accommodations search or a detour is done again.
 //
-// The ten minutes this replaced kept every job id that long and, with the
-// server freeing ids only once three windows' worth have piled up, grew
-// the NATS server's heap for half an hour: through the whole 10-minute
-// soak (docs/CAPACITY.md §4). Two minutes levels off after about six.
+// With the ten minutes this replaced, the server kept every job id that
+// long and frees ids only once about three windows' worth have piled up
+// (purgeMsgIds), so its heap rose through the whole 10-minute soak. With
+// two minutes, TestServerHeapOverTime (10 minutes at 300 events/s) held
+// the live heap level from the second minute on (docs/CAPACITY.md §4).
 const (
 	DefaultJobsDuplicates = 2 * time.Minute
 	MinJobsDuplicates     = time.Minute
