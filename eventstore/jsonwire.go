@@ -30,11 +30,12 @@ import (
 // What it takes: a JSON object of proto3 fields named by their JSON or proto
 // name, each once; numbers written plainly (integers as digits, within
 // their type), strings without escapes, enums by name or number, nested
-// messages, lists of any of these and maps keyed by strings. What it leaves
-// to protojson: null, quoted numbers, escapes, bytes, other maps, unknown
-// fields or enum names, the
-// well-known types protojson writes in forms of their own, proto2 and
-// editions files, and every malformed input.
+// messages, lists of any of these and maps keyed by strings; integers also
+// quoted, as protojson writes the 64-bit ones. What it leaves to protojson:
+// null, other quoted numbers (floats, fractions, exponents), escapes,
+// bytes, other maps, unknown fields or enum names, the well-known types
+// protojson writes in forms of their own, proto2 and editions files, and
+// every malformed input.
 func decodeCommon(data []byte, m protoreflect.Message) bool {
 	d := jsonWire{data: data}
 	wire, ok := d.message(nil, m.Descriptor())
@@ -341,7 +342,7 @@ func (d *jsonWire) signed(b []byte, fd protoreflect.FieldDescriptor, tag func([]
 // integer reads a JSON number written as plain digits that fits a signed
 // integer of bits.
 func (d *jsonWire) integer(bits int) (int64, bool) {
-	s, ok := d.number()
+	s, ok := d.integerToken()
 	if !ok || !plainInteger(s) {
 		return 0, false
 	}
@@ -352,12 +353,36 @@ func (d *jsonWire) integer(bits int) (int64, bool) {
 // unsigned reads a JSON number written as plain digits that fits an
 // unsigned integer of bits.
 func (d *jsonWire) unsigned(bits int) (uint64, bool) {
-	s, ok := d.number()
+	s, ok := d.integerToken()
 	if !ok || !plainInteger(s) || s[0] == '-' {
 		return 0, false
 	}
 	n, err := strconv.ParseUint(string(s), 10, bits)
 	return n, err == nil
+}
+
+// integerToken reads an integer's number token, bare or quoted: protojson
+// writes 64-bit integers as strings ("sizeBytes":"300"), so without the
+// quoted form every payload with a 64-bit field set — every TripCreated of
+// an upload — went to protojson whole. Inside the quotes it takes exactly
+// what it takes bare (the number grammar, nothing around it); the callers
+// then accept plain digits only.
+func (d *jsonWire) integerToken() ([]byte, bool) {
+	if d.i >= len(d.data) || d.data[d.i] != '"' {
+		return d.number()
+	}
+	save := d.i
+	s, ok := d.str()
+	if !ok || len(s) == 0 {
+		d.i = save
+		return nil, false
+	}
+	in := jsonWire{data: s}
+	if n, ok := in.number(); !ok || len(n) != len(s) {
+		d.i = save
+		return nil, false
+	}
+	return s, true
 }
 
 // plainInteger reports a number token with neither fraction nor exponent.

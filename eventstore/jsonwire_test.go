@@ -49,7 +49,7 @@ func TestDecodeCommonMatchesProtojson(t *testing.T) {
 		t.Parallel()
 		for data, protojsonReads := range map[string]bool{
 			`{"name":"quote \" here"}`:         true,  // an escape
-			`{"number":"7"}`:                   true,  // a quoted number
+			`{"number":"7.0"}`:                 true,  // a quoted number with a fraction
 			`{"number":7.0}`:                   true,  // an integer with a fraction
 			`{"number":1e2}`:                   true,  // an integer with an exponent
 			`{"name":null}`:                    true,  // null

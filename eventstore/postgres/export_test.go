@@ -27,3 +27,6 @@ func HoldAppend(ctx context.Context, st eventstore.Store, req eventstore.AppendR
 		return translate("hold append", tx.Commit(context.Background()))
 	}, nil
 }
+
+// FeedSQL is the feed page statement, for the test of its plan.
+const FeedSQL = feedSQL
