@@ -25,6 +25,14 @@ type FeedPage struct {
 	// process's, or not an append at all), so a tailing reader should read
 	// again soon instead of waiting for a wake-up or its poll interval.
 	HeldBack bool
+	// Owners is the owner of each stream whose first event (version 1) is
+	// in the page, where the backend reads it with the page (PostgreSQL;
+	// nil elsewhere). A reader that folds what it reads can then begin a
+	// new stream's state as a load would, owner included, without a read
+	// of its own: the relay hands its worker's state cache what it
+	// publishes (aggregate.Observe), so the job that a create sets off
+	// finds the trip folded.
+	Owners map[StreamID]string
 }
 
 // FeedPager is implemented by backends whose feed can hold committed events

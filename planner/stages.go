@@ -57,7 +57,18 @@ func (p *Planner) AddWaypoint(ctx context.Context, w Write, tripID string, cmd t
 // gives the options of the result's append (the job's derived event ids and
 // metadata), given the key.
 func (p *Planner) ComputeStages(ctx context.Context, id uuid.UUID, step func(), record func(trip.StagesKey) tripstore.Options) error {
-	l, err := p.trips.Load(ctx, tripstore.System(), id)
+	return p.ComputeStagesAt(ctx, id, 0, step, record)
+}
+
+// ComputeStagesAt is ComputeStages for the job the trip's event at stream
+// version at set off (0: unknown): it decides on the state the worker's
+// process already holds when that is at least as new
+// (tripstore.Store.LoadAtLeast), which the relay in the same process
+// handed it, and reads the trip otherwise. Nothing is lost either way: the
+// result's append expects the version decided on, and a trip that moved on
+// refuses it.
+func (p *Planner) ComputeStagesAt(ctx context.Context, id uuid.UUID, at int64, step func(), record func(trip.StagesKey) tripstore.Options) error {
+	l, err := p.trips.LoadAtLeast(ctx, tripstore.System(), id, at)
 	if err != nil {
 		return err
 	}

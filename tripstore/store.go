@@ -103,6 +103,32 @@ func (s *Store) Load(ctx context.Context, actor Actor, tripID uuid.UUID) (Loaded
 	return l, nil
 }
 
+// LoadAtLeast is Load for a worker that knows which event set its job off
+// (the trip's stream version at that event): the state this Store holds in
+// its cache when it is at least that new — the relay in the worker's
+// process hands the cache what it publishes (Observe) — without a read,
+// else Load. It need not be the newest state: only a decision whose append
+// expects its version exactly may use it, as Execute's first attempt does
+// on the same cached state, so a trip that moved on refuses the append and
+// the decision is taken again on what is stored.
+func (s *Store) LoadAtLeast(ctx context.Context, actor Actor, tripID uuid.UUID, version int64) (Loaded, error) {
+	if l, ok := aggregate.PeekAtLeast(s.def, StreamID(tripID), version); ok && visible(actor, l) == nil {
+		return l, nil
+	}
+	return s.Load(ctx, actor, tripID)
+}
+
+// Observe hands this Store's state cache the trip events of a feed page
+// (aggregate.Observe): the worker's relay calls it with every page it
+// publishes, so the jobs those events set off find their trip folded
+// (LoadAtLeast).
+func (s *Store) Observe(page eventstore.FeedPage) {
+	aggregate.Observe(s.def, page, func(id eventstore.StreamID) bool {
+		_, ok := TripID(id)
+		return ok
+	})
+}
+
 // Options shape one Execute.
 type Options struct {
 	// Metadata is attached to every event (correlation, causation, trace).

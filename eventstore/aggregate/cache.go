@@ -19,7 +19,9 @@ import (
 // version lacks, so writes by other replicas are seen as before; an Execute
 // that decides on the cached state without reading (its optimistic first
 // attempt) appends at exactly the cached version, which the store refuses
-// if the stream moved on.
+// if the stream moved on. A relay fills it with what it hands on (Observe),
+// and a worker decides on that without reading (PeekAtLeast), under the same
+// rule.
 //
 // States are handed out through Clone, so a caller that changes the state it
 // loaded cannot change what the next Load starts from.
@@ -61,8 +63,9 @@ func (c *StateCache[S]) Len() int {
 }
 
 // get returns a copy of the cached state of the stream info describes and
-// its version, when one is cached for this incarnation and not ahead of the
-// head (a head behind the cache means the cache is wrong: it is dropped).
+// its version, when one is cached for this incarnation (its creation time
+// and owner, what Initial was given) and not ahead of the head (a head
+// behind the cache means the cache is wrong: it is dropped).
 func (c *StateCache[S]) get(info eventstore.StreamInfo) (S, int64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -72,7 +75,7 @@ func (c *StateCache[S]) get(info eventstore.StreamInfo) (S, int64, bool) {
 		return zero, 0, false
 	}
 	e := el.Value.(*cachedState[S])
-	if !e.created.Equal(info.CreatedAt) || e.version > info.Version {
+	if !e.created.Equal(info.CreatedAt) || e.info.Owner != info.Owner || e.version > info.Version {
 		c.order.Remove(el)
 		delete(c.entries, info.ID)
 		return zero, 0, false
@@ -129,6 +132,54 @@ func (c *StateCache[S]) put(info eventstore.StreamInfo, version int64, state S) 
 		return
 	}
 	c.entries[info.ID] = c.order.PushFront(&cachedState[S]{id: info.ID, created: info.CreatedAt, info: info, version: version, state: c.clone(state)})
+	c.evict()
+}
+
+// has reports whether anything is cached for stream id.
+func (c *StateCache[S]) has(id eventstore.StreamID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[id]
+	return ok
+}
+
+// at returns a copy of the state cached for stream id and its head row,
+// when it is at exactly version.
+func (c *StateCache[S]) at(id eventstore.StreamID, version int64) (S, eventstore.StreamInfo, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var zero S
+	el, ok := c.entries[id]
+	if !ok || el.Value.(*cachedState[S]).version != version {
+		return zero, eventstore.StreamInfo{}, false
+	}
+	e := el.Value.(*cachedState[S])
+	return c.clone(e.state), e.info, true
+}
+
+// advance caches state at info.Version for the stream info names when the
+// cache still holds it at version from (from 0: holds nothing for it): the
+// compare-and-set of Observe, which folds outside the lock. A state a load
+// or an append of this process put meanwhile is as new or newer, and stays.
+func (c *StateCache[S]) advance(info eventstore.StreamInfo, from int64, state S) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[info.ID]
+	switch {
+	case from == 0 && ok, from > 0 && (!ok || el.Value.(*cachedState[S]).version != from):
+		return
+	case ok:
+		e := el.Value.(*cachedState[S])
+		e.info, e.version, e.state = info, info.Version, c.clone(state)
+		c.order.MoveToFront(el)
+		return
+	}
+	c.entries[info.ID] = c.order.PushFront(&cachedState[S]{id: info.ID, created: info.CreatedAt, info: info, version: info.Version, state: c.clone(state)})
+	c.evict()
+}
+
+// evict drops the least recently used states beyond max.
+func (c *StateCache[S]) evict() {
 	for c.order.Len() > c.max {
 		last := c.order.Back()
 		c.order.Remove(last)

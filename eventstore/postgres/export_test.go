@@ -30,3 +30,7 @@ func HoldAppend(ctx context.Context, st eventstore.Store, req eventstore.AppendR
 
 // FeedSQL is the feed page statement, for the test of its plan.
 const FeedSQL = feedSQL
+
+// FeedPageSQL is the feed page statement with the owners of the streams a
+// page begins, for the test of its plan.
+const FeedPageSQL = feedPageSQL

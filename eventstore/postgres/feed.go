@@ -32,6 +32,17 @@ const feedSQL = `SELECT tx_id::text::numeric::int8, global_position, stream_id, 
 		AND (tx_id, global_position) > ($1::text::xid8, $2::bigint)
 	ORDER BY events.tx_id, events.global_position LIMIT $3`
 
+// feedPageSQL is feedSQL with, last, the owner of the stream each event
+// begins (version 1; NULL for every other event): one primary-key lookup
+// per stream begun in the page (eventstore.FeedPage.Owners). The names are
+// qualified throughout, streams having columns of the same names.
+const feedPageSQL = `SELECT events.tx_id::text::numeric::int8, events.global_position, events.stream_id, events.version, events.event_id,
+		events.type, events.data, events.metadata, events.recorded_at, s.owner
+	FROM events LEFT JOIN streams s ON events.version = 1 AND s.stream_id = events.stream_id
+	WHERE events.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+		AND (events.tx_id, events.global_position) > ($1::text::xid8, $2::bigint)
+	ORDER BY events.tx_id, events.global_position LIMIT $3`
+
 // committedAfterSQL counts the committed events after the cursor, whatever
 // the horizon, up to one more than a page. Sent in the same batch as
 // feedSQL but run after it (with a snapshot at least as new), it sees every
@@ -57,7 +68,7 @@ func (s *Store) ReadFeed(ctx context.Context, after eventstore.Cursor, limit int
 		return nil, after, translate("read feed", err)
 	}
 	var txs []uint64
-	return page(rows, after, &txs, false)
+	return page(rows, after, &txs, false, nil)
 }
 
 // ReadFeedPage implements eventstore.FeedPager: the page of ReadFeed, its
@@ -69,7 +80,7 @@ func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit
 	}
 	tx := strconv.FormatUint(after.TxID, 10)
 	b := &pgx.Batch{}
-	b.Queue(feedSQL, tx, after.Position, limit)
+	b.Queue(feedPageSQL, tx, after.Position, limit)
 	b.Queue(committedAfterSQL, tx, after.Position, limit)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
@@ -78,7 +89,8 @@ func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit
 		return eventstore.FeedPage{Next: after}, translate("read feed", err)
 	}
 	var txs []uint64
-	events, next, err := page(rows, after, &txs, true)
+	owners := map[eventstore.StreamID]string{}
+	events, next, err := page(rows, after, &txs, true, owners)
 	if err != nil {
 		return eventstore.FeedPage{Next: after}, err
 	}
@@ -93,14 +105,14 @@ func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit
 	for i, e := range events {
 		cursors[i] = eventstore.Cursor{TxID: txs[i], Position: e.GlobalPosition}
 	}
-	return eventstore.FeedPage{Events: events, Next: next, Cursors: cursors, HeldBack: committed > len(events)}, nil
+	return eventstore.FeedPage{Events: events, Next: next, Cursors: cursors, HeldBack: committed > len(events), Owners: owners}, nil
 }
 
 // page scans feed rows and returns them with the cursor after the last,
 // their transaction ids in txs; raw leaves their payloads undecoded
 // (RecordedEvent.Data).
-func page(rows pgx.Rows, after eventstore.Cursor, txs *[]uint64, raw bool) ([]eventstore.RecordedEvent, eventstore.Cursor, error) {
-	events, err := scanEvents(rows, txs, raw)
+func page(rows pgx.Rows, after eventstore.Cursor, txs *[]uint64, raw bool, owners map[eventstore.StreamID]string) ([]eventstore.RecordedEvent, eventstore.Cursor, error) {
+	events, err := scanEvents(rows, txs, raw, owners)
 	if err != nil {
 		return nil, after, err
 	}

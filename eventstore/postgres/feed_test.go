@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -29,12 +30,24 @@ func TestFeedReadWalksItsIndexWithoutSorting(t *testing.T) {
 			Owner: "alice", Events: []eventstore.NewEvent{{Payload: wrapperspb.String("x")}, {Payload: wrapperspb.String("y")}}})
 		require.NoError(t, err)
 	}
+	for name, q := range map[string]string{"the feed": postgres.FeedSQL, "the feed page with owners": postgres.FeedPageSQL} {
+		lines := plan(ctx, t, pool, q)
+		for _, l := range lines {
+			require.NotContains(t, l, "Sort", "%s sorts instead of walking events_feed:\n%v", name, lines)
+		}
+		require.Contains(t, fmt.Sprint(lines), "events_feed", "%s does not use its index:\n%v", name, lines)
+	}
+}
+
+// plan is the text plan of q with sequential scans off.
+func plan(ctx context.Context, t *testing.T, pool *pgxpool.Pool, q string) []string {
+	t.Helper()
 	tx, err := pool.Begin(ctx)
 	require.NoError(t, err)
 	defer func() { _ = tx.Rollback(ctx) }()
 	_, err = tx.Exec(ctx, `SET LOCAL enable_seqscan = off`)
 	require.NoError(t, err)
-	rows, err := tx.Query(ctx, `EXPLAIN (FORMAT TEXT) `+postgres.FeedSQL, "0", int64(0), 10)
+	rows, err := tx.Query(ctx, `EXPLAIN (FORMAT TEXT) `+q, "0", int64(0), 10)
 	require.NoError(t, err)
 	var lines []string
 	for rows.Next() {
@@ -44,8 +57,31 @@ func TestFeedReadWalksItsIndexWithoutSorting(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.NotEmpty(t, lines)
-	for _, l := range lines {
-		require.NotContains(t, l, "Sort", "the feed read sorts instead of walking events_feed:\n%v", lines)
-	}
-	require.Contains(t, fmt.Sprint(lines), "events_feed", "the feed read does not use its index:\n%v", lines)
+	return lines
+}
+
+func TestFeedPageNamesTheOwnerOfEachStreamItBegins(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := postgres.New(pgtest.Schema(t))
+	x := []eventstore.NewEvent{{Payload: wrapperspb.String("x")}}
+	_, err := s.Append(ctx, eventstore.AppendRequest{Stream: "s-alice", Expected: eventstore.NoStream(), Owner: "alice", Events: append(x, x...)})
+	require.NoError(t, err)
+	_, err = s.Append(ctx, eventstore.AppendRequest{Stream: "s-bob", Expected: eventstore.NoStream(), Owner: "bob", Events: x})
+	require.NoError(t, err)
+	first, err := s.ReadFeedPage(ctx, eventstore.Cursor{}, 10)
+	require.NoError(t, err)
+	require.Len(t, first.Events, 3)
+	require.Equal(t, map[eventstore.StreamID]string{"s-alice": "alice", "s-bob": "bob"}, first.Owners)
+
+	_, err = s.Append(ctx, eventstore.AppendRequest{Stream: "s-alice", Expected: eventstore.Exact(2), Owner: "alice", Events: x})
+	require.NoError(t, err)
+	next, err := s.ReadFeedPage(ctx, first.Next, 10)
+	require.NoError(t, err)
+	require.Len(t, next.Events, 1)
+	require.Empty(t, next.Owners, "a page that begins no stream names no owner")
+
+	skipFirst, err := s.ReadFeedPage(ctx, first.Cursors[0], 10)
+	require.NoError(t, err)
+	require.Equal(t, map[eventstore.StreamID]string{"s-bob": "bob"}, skipFirst.Owners, "alice's stream began before this page")
 }

@@ -31,7 +31,7 @@ func (s *Store) ReadStream(ctx context.Context, stream eventstore.StreamID, afte
 	if err != nil {
 		return nil, translate("read stream", err)
 	}
-	events, err := scanEvents(rows, nil, false)
+	events, err := scanEvents(rows, nil, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +61,10 @@ func readBounds(after int64, limit int) (*int64, error) {
 
 // scanEvents reads event rows; with txs non-nil, the first column is the
 // transaction id (as text) and is collected there. With raw, payloads are
-// not decoded: each event carries its stored JSON in Data instead.
-func scanEvents(rows pgx.Rows, txs *[]uint64, raw bool) ([]eventstore.RecordedEvent, error) {
+// not decoded: each event carries its stored JSON in Data instead. With
+// owners non-nil, a last column is the owner of the stream an event
+// begins (NULL for any other event), collected there.
+func scanEvents(rows pgx.Rows, txs *[]uint64, raw bool, owners map[eventstore.StreamID]string) ([]eventstore.RecordedEvent, error) {
 	defer rows.Close()
 	var out []eventstore.RecordedEvent
 	for rows.Next() {
@@ -72,15 +74,22 @@ func scanEvents(rows pgx.Rows, txs *[]uint64, raw bool) ([]eventstore.RecordedEv
 			id         [16]byte
 			data, meta []byte
 			tx         uint64
+			owner      *string
 		)
 		dest := []any{&e.GlobalPosition, &stream, &e.Version, &id, &e.Type, &data, &meta, &e.RecordedAt}
 		if txs != nil {
 			dest = append([]any{&tx}, dest...)
 		}
+		if owners != nil {
+			dest = append(dest, &owner)
+		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, translate("scan events", err)
 		}
 		e.StreamID, e.ID = eventstore.StreamID(stream), uuid.UUID(id)
+		if owner != nil {
+			owners[e.StreamID] = *owner
+		}
 		var err error
 		if raw {
 			e.Data = data

@@ -185,7 +185,7 @@ type pipelineRig struct {
 	cpu cpuClock
 }
 
-func startPipeline(b *testing.B) *pipelineRig {
+func startPipeline(b testing.TB) *pipelineRig {
 	ctx := context.Background()
 	app := "hop_ours_" + uuid.NewString()[:8]
 	url := testkit.SchemaURL(b)

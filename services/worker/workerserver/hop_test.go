@@ -52,7 +52,13 @@ func (s *hopStore) Append(ctx context.Context, req eventstore.AppendRequest) (ev
 	start := time.Now()
 	res, err := s.Store.Append(ctx, req)
 	end := time.Now()
-	s.record(req.Stream, "append", start, end)
+	what := "append"
+	for _, e := range req.Events {
+		if _, ok := e.Payload.(*eventsv1.StagesComputed); ok {
+			what = "stages" // the hop's result
+		}
+	}
+	s.record(req.Stream, what, start, end)
 	if err != nil {
 		return res, err
 	}

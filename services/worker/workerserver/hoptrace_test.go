@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"testing"
@@ -69,6 +70,7 @@ type hopSegments struct {
 	publishAcks float64 // feed read returned → the relay's cursor save starts (publish + every ack), off the critical path
 	cursorSave  float64 // the relay's cursor save (commit), off the critical path
 	handler     float64 // worker's first call → its result append starts (load, route blob, pacing)
+	firstCall   float64 // the worker's first call itself when it is a load of the trip (part of handler); 0 when the relay had folded the trip for it
 	result      float64 // the result append, commit included
 	total       float64
 }
@@ -94,15 +96,20 @@ func (t *hopTrace) segments(id eventstore.StreamID, start time.Time) (hopSegment
 		return s, fmt.Errorf("hop of %s: no create in the trace", id)
 	}
 	for i := range calls {
+		if c := &calls[i]; c.what == "stages" {
+			result = c // the append that recorded StagesComputed
+		}
+	}
+	if result == nil {
+		return s, fmt.Errorf("hop of %s: no StagesComputed append in the trace", id)
+	}
+	for i := range calls {
 		c := &calls[i]
-		if c == create || c.start.Before(create.start) {
-			continue
+		if c == create || c.start.Before(create.start) || c.start.After(result.start) {
+			continue // the client's, or the analysis job's after the hop
 		}
 		if firstWorker == nil || c.start.Before(firstWorker.start) {
 			firstWorker = c
-		}
-		if c.what == "append" && (result == nil || c.end.After(result.end)) {
-			result = c // the last append: StagesComputed
 		}
 	}
 	if firstWorker == nil || result == nil {
@@ -140,6 +147,9 @@ func (t *hopTrace) segments(id eventstore.StreamID, start time.Time) (hopSegment
 		s.cursorSave = ms(save.start, save.end)
 	}
 	s.handler = ms(firstWorker.start, result.start)
+	if firstWorker != result {
+		s.firstCall = ms(firstWorker.start, firstWorker.end)
+	}
 	s.result = ms(result.start, result.end)
 	s.total = ms(start, result.end)
 	return s, nil
@@ -154,30 +164,50 @@ func BenchmarkHopTrace(b *testing.B) {
 	ctx := context.Background()
 	rig := startPipeline(b)
 	_ = rig.hops(ctx, b, 30) // warm-up
-	const n = 200
+	n := 200
+	profile := os.Getenv("HOP_CPUPROFILE") // a CPU profile of the measured hops alone
+	if profile != "" {
+		n = 1500
+	}
 	tr := newHopTrace()
 	rig.hs.mu.Lock()
 	rig.hs.trace = tr
 	rig.hs.mu.Unlock()
 	before := rig.es.Pool().Stat()
 	cpu0 := rig.cpu.read(ctx)
+	stopProfile := func() {}
+	if profile != "" {
+		f, err := os.Create(profile)
+		require.NoError(b, err)
+		require.NoError(b, pprof.StartCPUProfile(f))
+		stopProfile = func() { pprof.StopCPUProfile(); _ = f.Close() }
+	}
 	b.ResetTimer()
-	var segs []hopSegments
+	type started struct {
+		id eventstore.StreamID
+		at time.Time
+	}
+	hops := make([]started, 0, n)
 	for range n {
 		t0 := time.Now()
-		id, lat := rig.oneHop(ctx, b)
-		_ = lat
-		s, err := tr.segments(id, t0)
+		id, _ := rig.oneHop(ctx, b)
+		hops = append(hops, started{id, t0})
+	}
+	b.StopTimer()
+	stopProfile()
+	proc, pg := rig.cpu.read(ctx).since(cpu0)
+	after := rig.es.Pool().Stat()
+	// The trace is cut after the CPU reading: its own work is not the hop's.
+	segs := make([]hopSegments, 0, n)
+	for _, h := range hops {
+		s, err := tr.segments(h.id, h.at)
 		require.NoError(b, err)
 		segs = append(segs, s)
 	}
-	b.StopTimer()
-	proc, pg := rig.cpu.read(ctx).since(cpu0)
-	after := rig.es.Pool().Stat()
-	fmt.Fprintf(os.Stdout, "hop-trace cpu us_per_hop process=%.0f postgres=%.0f\n", float64(proc.Microseconds())/n, float64(pg.Microseconds())/n)
+	fmt.Fprintf(os.Stdout, "hop-trace cpu us_per_hop process=%.0f postgres=%.0f\n", float64(proc.Microseconds())/float64(n), float64(pg.Microseconds())/float64(n))
 	fmt.Fprintf(os.Stdout, "hop-trace pool max_conns=%d acquires=%d waited=%d wait_ms_per_hop=%.3f\n", after.MaxConns(),
 		after.AcquireCount()-before.AcquireCount(), after.EmptyAcquireCount()-before.EmptyAcquireCount(),
-		float64((after.AcquireDuration()-before.AcquireDuration()).Microseconds())/1000/n)
+		float64((after.AcquireDuration()-before.AcquireDuration()).Microseconds())/1000/float64(n))
 	col := func(f func(hopSegments) float64) (float64, float64, float64) {
 		v := make([]float64, len(segs))
 		for i, s := range segs {
@@ -195,10 +225,11 @@ func BenchmarkHopTrace(b *testing.B) {
 		{"commit → relay feed read starts (wake-up)", func(s hopSegments) float64 { return s.wake }},
 		{"  relay reads in between (other batches, held back; count)", func(s hopSegments) float64 { return s.emptyReads }},
 		{"relay feed read", func(s hopSegments) float64 { return s.feedRead }},
-		{"feed read → handler's first call (publish, delivery)", func(s hopSegments) float64 { return s.toHandler }},
+		{"feed read → handler's first store call (publish, delivery; pacing too when no load)", func(s hopSegments) float64 { return s.toHandler }},
 		{"  (off path) feed read → cursor save (publish + acks)", func(s hopSegments) float64 { return s.publishAcks }},
 		{"  (off path) cursor save (commit)", func(s hopSegments) float64 { return s.cursorSave }},
 		{"handler: first call → result append (load, blob, pacing)", func(s hopSegments) float64 { return s.handler }},
+		{"  of it, the worker's load of the trip (0: folded by the relay)", func(s hopSegments) float64 { return s.firstCall }},
 		{"result append (commit)", func(s hopSegments) float64 { return s.result }},
 		{"hop total", func(s hopSegments) float64 { return s.total }},
 	} {

@@ -297,6 +297,7 @@ func (s *Server) Run(ctx context.Context) error {
 			s.metrics.relayed.Add(float64(len(batch)))
 			s.metrics.countFailures(batch)
 		},
+		Observe:        s.trips.Observe,
 		TracerProvider: s.cfg.TracerProvider,
 	})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // is retried (a transient error); its last delivery records unavailable.
 func (w *Workers) searchAccommodations(ctx context.Context, j job.Job, progress func()) error {
 	search := j.Accommodations()
-	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
+	l, err := w.trips.LoadAtLeast(ctx, tripstore.System(), j.TripID, j.At)
 	if err != nil {
 		return err
 	}

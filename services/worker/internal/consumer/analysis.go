@@ -22,7 +22,9 @@ import (
 // (LabelsResolved), then each data provider, and finally AnalysisCompleted
 // with everything — each part a progress event WatchTrip and get_trip show.
 func (w *Workers) analyse(ctx context.Context, j job.Job, progress func()) error {
-	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
+	// The stages append that requested the analysis was this process's
+	// (or, relayed here, handed to its cache): no read when it is cached.
+	l, err := w.trips.LoadAtLeast(ctx, tripstore.System(), j.TripID, j.At)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func (w *Workers) routeDetour(ctx context.Context, j job.Job, progress func()) e
 	if w.router == nil {
 		return nil // no routing engine: the estimate is the answer
 	}
-	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
+	l, err := w.trips.LoadAtLeast(ctx, tripstore.System(), j.TripID, j.At)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ var errNoFetcher = errors.New("no route fetcher is configured")
 // importRoute fetches a URL source, stores the points and records
 // RouteImported (the stages job follows from it).
 func (w *Workers) importRoute(ctx context.Context, j job.Job, progress func()) error {
-	l, err := w.trips.Load(ctx, tripstore.System(), j.TripID)
+	l, err := w.trips.LoadAtLeast(ctx, tripstore.System(), j.TripID, j.At)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/roadbook/roadbook/services/worker/internal/job"
+	"github.com/roadbook/roadbook/services/worker/internal/relay"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
 )
 
@@ -135,6 +137,7 @@ func (r *Runner) process(ctx context.Context, msg jetstream.Msg) {
 		delivered = md.NumDelivered
 	}
 	j, err := job.Decode(msg.Data())
+	j.At = requestedAt(msg)
 	kind := j.Kind
 	if kind == "" {
 		kind = job.Kind(subjectKind(msg.Subject()))
@@ -246,6 +249,21 @@ func (r *Runner) work(ctx context.Context, j job.Job, msg jetstream.Msg) error {
 		}
 	}
 	return r.cfg.Handler.Handle(ctx, j, progress)
+}
+
+// requestedAt is the stream version of the event that requested the job,
+// from the header the relay sets (0 when absent or unreadable: the job then
+// reads its trip, as any job did before).
+func requestedAt(msg jetstream.Msg) int64 {
+	h := msg.Headers()
+	if h == nil {
+		return 0
+	}
+	v, err := strconv.ParseInt(h.Get(relay.HeaderStreamVersion), 10, 64)
+	if err != nil || v < 0 {
+		return 0
+	}
+	return v
 }
 
 // subjectKind is the kind token of a job subject (jobs.<kind>.<tripID>).

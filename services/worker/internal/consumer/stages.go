@@ -12,7 +12,7 @@ import (
 // use case the tests drive), its result recorded with the job's derived
 // event ids.
 func (w *Workers) computeStages(ctx context.Context, j job.Job, progress func()) error {
-	return w.planner.ComputeStages(ctx, j.TripID, progress, func(key trip.StagesKey) tripstore.Options {
+	return w.planner.ComputeStagesAt(ctx, j.TripID, j.At, progress, func(key trip.StagesKey) tripstore.Options {
 		return options(j, "stages:"+key.RouteHash+":"+key.PacingHash, key.RouteHash+"/"+key.PacingHash)
 	})
 }

@@ -97,9 +97,11 @@ func MsgID(k Kind, requestEventID uuid.UUID) string {
 }
 
 // Job is one job message. It names what to do, never the data to do it
-// with: the worker reads the trip's current state, so a job delayed behind
-// an edit computes for what the trip is now and the trip records a result
-// for vanished content as superseded.
+// with: the worker decides on the trip as it is when the job runs (as its
+// own relay handed it on, when that is at least as new as the request: At),
+// and records the result with an append that expects that version exactly,
+// so a job delayed behind an edit computes for what the trip is now and the
+// trip records a result for vanished content as superseded.
 type Job struct {
 	TripID         uuid.UUID
 	Kind           Kind
@@ -107,6 +109,11 @@ type Job struct {
 	// For says what the work is for, typed by kind (for.go): ImportFor,
 	// StagesFor, AnalysisFor, AccommodationsFor or DetourFor.
 	For Target
+	// At is the trip's stream version at the event that requested the job,
+	// from the message's header (relay.HeaderStreamVersion), not from the
+	// payload; 0 when unknown (a reconciler's re-send). A worker may decide
+	// on any state at least that new (tripstore.Store.LoadAtLeast).
+	At int64
 }
 
 // New is the job of kind f.Kind() on a trip, requested by an event.

@@ -77,6 +77,15 @@ type Config struct {
 	// OnRelayed, when set, runs with every batch once JetStream acked all
 	// of it (the relayed and failure-event counters).
 	OnRelayed func(batch []eventstore.RecordedEvent)
+	// Observe, when set, is handed every page read, before its messages
+	// are sent: the worker's trip store folds it into its state cache
+	// (tripstore.Store.Observe), so the job a message sets off finds its
+	// trip folded in this process. Handed the page after the sends, it lost
+	// the race to the job's worker about half the time when hops ran back
+	// to back, and that worker read the trip after all. The events are
+	// committed whatever JetStream answers; Observe must not keep the
+	// page's slices.
+	Observe func(eventstore.FeedPage)
 	// TracerProvider makes the relay's producer span per traced event, a
 	// child of the span that appended it (default the otel global
 	// provider). The span's context travels on as the messages'
@@ -389,6 +398,9 @@ func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor, head **event
 // before it (eventsHead); head's sequence moves on only once all were
 // acked.
 func (r *Relay) publish(ctx context.Context, p eventstore.FeedPage, head *eventsHead) (err error) {
+	if r.cfg.Observe != nil {
+		r.cfg.Observe(p) // before any job can reach a worker of this process
+	}
 	batch := p.Events
 	futures := make([]jetstream.PubAckFuture, 0, 2*len(batch))
 	seq := head.seq
