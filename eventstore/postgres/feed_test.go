@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,9 +19,10 @@ import (
 // The feed's ORDER BY once named the select list's int8 cast of tx_id
 // instead of the column, so PostgreSQL sorted every event after the cursor
 // on each read: a relay catching up on a backlog sorted all of it per page.
-// The plan must walk events_feed in order, with no sort. Sequential scans
-// are turned off so that the table's size cannot decide the plan: with the
-// old ORDER BY no plan without a sort exists at all.
+// Under the LIMIT, the plan must walk events_feed in order, with no sort
+// (the page with owners sorts its at most limit rows again above it).
+// Sequential scans are turned off so that the table's size cannot decide
+// the plan: with the old ORDER BY no plan without a sort exists at all.
 func TestFeedReadWalksItsIndexWithoutSorting(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -32,8 +35,10 @@ func TestFeedReadWalksItsIndexWithoutSorting(t *testing.T) {
 	}
 	for name, q := range map[string]string{"the feed": postgres.FeedSQL, "the feed page with owners": postgres.FeedPageSQL} {
 		lines := plan(ctx, t, pool, q)
-		for _, l := range lines {
-			require.NotContains(t, l, "Sort", "%s sorts instead of walking events_feed:\n%v", name, lines)
+		limit := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "Limit") })
+		require.GreaterOrEqual(t, limit, 0, "%s has no LIMIT:\n%v", name, lines)
+		for _, l := range lines[limit:] {
+			require.NotContains(t, l, "Sort", "%s sorts the events after the cursor instead of walking events_feed:\n%v", name, lines)
 		}
 		require.Contains(t, fmt.Sprint(lines), "events_feed", "%s does not use its index:\n%v", name, lines)
 	}

@@ -80,11 +80,10 @@ type Config struct {
 	// Observe, when set, is handed every page read, before its messages
 	// are sent: the worker's trip store folds it into its state cache
 	// (tripstore.Store.Observe), so the job a message sets off finds its
-	// trip folded in this process. Handed the page after the sends, it lost
-	// the race to the job's worker about half the time when hops ran back
-	// to back, and that worker read the trip after all. The events are
-	// committed whatever JetStream answers; Observe must not keep the
-	// page's slices.
+	// trip folded in this process: handed the page before any of its
+	// messages goes out, no job it sets off can reach a worker of this
+	// process first. The events are committed whatever JetStream answers;
+	// Observe must not keep the page's slices.
 	Observe func(eventstore.FeedPage)
 	// TracerProvider makes the relay's producer span per traced event, a
 	// child of the span that appended it (default the otel global
