@@ -154,10 +154,12 @@ type Config struct {
 
 // Server is a configured worker.
 type Server struct {
-	cfg      Config
-	js       jetstream.JetStream
-	trips    *tripstore.Store
-	relay    *relay.Relay
+	cfg   Config
+	js    jetstream.JetStream
+	trips *tripstore.Store
+	// relay is set by Run; RelayActive reads it from other goroutines
+	// (readiness, tests), so it is published atomically.
+	relay    atomic.Pointer[relay.Relay]
 	runner   *consumer.Runner
 	advisory *consumer.MaxDeliveries
 	recon    *reconcile.Reconciler
@@ -277,7 +279,10 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Ready() bool { return s.ready.Load() }
 
 // RelayActive reports whether this replica's relay holds the lease.
-func (s *Server) RelayActive() bool { return s.relay != nil && s.relay.Active() }
+func (s *Server) RelayActive() bool {
+	r := s.relay.Load()
+	return r != nil && r.Active()
+}
 
 // Run starts the relay (active or standby), the consumers and the
 // reconciler, and blocks until ctx ends; then it drains — readiness off,
@@ -290,7 +295,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.relay, err = relay.New(relay.Config{
+	rl, err := relay.New(relay.Config{
 		Store: s.cfg.Store, JS: s.js, Lease: lease, PollInterval: s.cfg.RelayPollInterval,
 		Logger: s.cfg.Logger, AfterPublish: s.cfg.AfterPublish,
 		OnRelayed: func(batch []eventstore.RecordedEvent) {
@@ -303,13 +308,14 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.metrics.lagOf.Store(s.relay)
+	s.relay.Store(rl)
+	s.metrics.lagOf.Store(rl)
 	var wg sync.WaitGroup
 	errs := make(chan error, 6)
 	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRelay()
 	wg.Add(1)
-	go func() { defer wg.Done(); errs <- s.relay.Run(relayCtx) }()
+	go func() { defer wg.Done(); errs <- rl.Run(relayCtx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); errs <- s.reconcile(relayCtx) }()
 	watch := &jsWatch{nc: s.cfg.NATS, js: s.js, log: s.cfg.Logger, interval: jsProbeInterval, failures: jsProbeFailures, reconnects: s.metrics.natsMoves}
@@ -414,7 +420,7 @@ func (s *Server) reconcile(ctx context.Context) error {
 			return nil
 		case <-t.C:
 		}
-		if !s.relay.Active() {
+		if !s.relay.Load().Active() {
 			continue
 		}
 		n, err := s.recon.Pass(ctx)
