@@ -418,12 +418,12 @@ func (q *Queue) resolve(ctx context.Context, job work) {
 		}
 		flush = len(w.points) == 0
 	}
+	complete := false
 	if w != nil {
 		batch = w.ready(flush, q.opt.Batch)
 		w.progress.Done += len(batch)
 		if len(w.points) == 0 {
-			w.progress.State, w.progress.Reason, w.doneAt = LabelsDone, "", q.now()
-			q.done = append(q.done, finished{tripID: tripID, at: w.doneAt})
+			complete = true
 			q.ring = slices.DeleteFunc(q.ring, func(id string) bool { return id == tripID })
 		}
 	}
@@ -438,6 +438,19 @@ func (q *Queue) resolve(ctx context.Context, job work) {
 		if err := q.sink(ctx, tripID, q.g.Name(), batch); err != nil {
 			q.log.Error("geocode: delivering labels failed", "trip_id", tripID, "stages", len(batch), "error", err)
 		}
+	}
+	if complete {
+		// Done only once the last batch has gone to the sink: Progress
+		// promises every stage delivered, and a caller reading Done before
+		// the sink returned would look for labels not written yet (the
+		// queue's outage test saw exactly that, once in a CI run). The trip
+		// left the ring above, so no second resolve delivers it meanwhile;
+		// if a new Label replaced w since, w is no longer in trips and the
+		// finished entry matches nothing when prune walks it.
+		q.mu.Lock()
+		w.progress.State, w.progress.Reason, w.doneAt = LabelsDone, "", q.now()
+		q.done = append(q.done, finished{tripID: tripID, at: w.doneAt})
+		q.mu.Unlock()
 	}
 }
 
