@@ -141,4 +141,18 @@ func TestListenFeed(t *testing.T) {
 		appendOne(t, writer, "after-the-cut")
 		wokenWithin(t, woken, 10*time.Second, "an append after listening again")
 	})
+	t.Run("a store that stopped listening announces its commits again", func(t *testing.T) {
+		s := storeNamed(t, url, app+"_stopped")
+		ctx, cancel := context.WithCancel(context.Background())
+		woken := s.Notify()
+		res := make(chan error, 1)
+		go func() { res <- s.ListenFeed(ctx) }()
+		wokenWithin(t, woken, 10*time.Second, "the LISTEN holding")
+		appendOne(t, s, "while-listening")
+		require.False(t, postgres.Announcing(s))
+		cancel()
+		require.NoError(t, <-res)
+		appendOne(t, s, "after-listening")
+		require.Eventually(t, func() bool { sent, _ := postgres.Announcements(s); return sent == 1 }, 10*time.Second, time.Millisecond)
+	})
 }
