@@ -109,11 +109,7 @@ func TestRelay(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
 		url := testkit.SchemaURL(t)
-		_, nc := testkit.NATS(t)
-		js, err := jetstream.New(nc)
-		require.NoError(t, err)
-		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
-		g := rig{es: testkit.StoreAt(t, url), js: js}
+		g := newRigOn(t, testkit.StoreAt(t, url), stream.DefaultOptions())
 		// A poll interval far beyond the test's patience: only the
 		// announcement of the other store's commit can relay in time.
 		r, _ := g.run(t, relay.Config{PollInterval: time.Hour})
