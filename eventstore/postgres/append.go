@@ -220,7 +220,7 @@ func (s *Store) Append(ctx context.Context, req eventstore.AppendRequest) (event
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	s.committed()
+	s.signal()
 	return res, nil
 }
 

@@ -23,7 +23,7 @@ func HoldAppend(ctx context.Context, st eventstore.Store, req eventstore.AppendR
 		return nil, err
 	}
 	return func() error {
-		defer s.committed()
+		defer s.signal()
 		return translate("hold append", tx.Commit(context.Background()))
 	}, nil
 }
@@ -34,21 +34,3 @@ const FeedSQL = feedSQL
 // FeedPageSQL is the feed page statement with the owners of the streams a
 // page begins, for the test of its plan.
 const FeedPageSQL = feedPageSQL
-
-// AnnounceSQL is the statement announcing a commit to other processes, so
-// statement counts can tell it from the append's own.
-const AnnounceSQL = announceSQL
-
-// Announcements is how many announcements st has sent and failed to send.
-func Announcements(st eventstore.Store) (sent, failed int64) {
-	s := st.(*Store)
-	return s.announcements.Load(), s.announceFailures.Load()
-}
-
-// Announcing reports whether st has an announcement in flight, which a
-// commit starts before its Append returns unless st listens itself.
-func Announcing(st eventstore.Store) bool { return st.(*Store).announcing.Load() != announceIdle }
-
-// Heard is how many announcements from its own schema st's listener woke
-// its readers for.
-func Heard(st eventstore.Store) int64 { return st.(*Store).heard.Load() }

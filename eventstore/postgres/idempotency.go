@@ -101,7 +101,7 @@ func (s *Store) appendIdempotent(ctx context.Context, req eventstore.AppendReque
 	if appended == nil {
 		return eventstore.AppendResult{}, refusal(ctx, s.pool, req)
 	}
-	s.committed()
+	s.signal()
 	appended.Response = key.Response
 	return *appended, nil
 }

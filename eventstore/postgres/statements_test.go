@@ -18,17 +18,10 @@ import (
 
 // statementCounter counts the statements a pool sends, whether alone or in
 // a pipelined batch (n), and the round trips they take (trips: a statement
-// alone or a whole batch). The announcement a commit sends after it
-// (postgres.AnnounceSQL), asynchronously, is counted apart (announced): it
-// is not part of the call, and whether it has run when the call returns is
-// chance.
-type statementCounter struct{ n, trips, announced atomic.Int64 }
+// alone or a whole batch).
+type statementCounter struct{ n, trips atomic.Int64 }
 
-func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if d.SQL == postgres.AnnounceSQL {
-		c.announced.Add(1)
-		return ctx
-	}
+func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	c.n.Add(1)
 	c.trips.Add(1)
 	return ctx

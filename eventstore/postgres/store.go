@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,23 +21,12 @@ type Store struct {
 
 	mu   sync.Mutex
 	wake chan struct{}
-
-	// listening counts the ListenFeed calls running; announcing is the
-	// announcer's state (listen.go); the counters (announcements sent and
-	// failed, announcements heard from this schema) are for tests.
-	heard            atomic.Int64
-	listening        atomic.Int32
-	announcing       atomic.Int32
-	announcements    atomic.Int64
-	announceFailures atomic.Int64
 }
 
 var (
 	_ eventstore.Store     = (*Store)(nil)
 	_ eventstore.Notifier  = (*Store)(nil)
 	_ eventstore.FeedPager = (*Store)(nil)
-
-	_ eventstore.FeedListener = (*Store)(nil)
 )
 
 // DefaultBlobGrace is how long an unreferenced blob is kept: a blob is put

@@ -51,8 +51,8 @@ type Config struct {
 	// BatchSize bounds one feed read and one publish round (default 256).
 	BatchSize int
 	// PollInterval is how often the feed is read when nothing woke the
-	// relay (default 250 ms); with an in-process Notifier and a
-	// FeedListener for other processes' commits it is only a safety net.
+	// relay (default 250 ms); with an in-process Notifier it is only a
+	// safety net.
 	PollInterval time.Duration
 	// AckTimeout bounds the wait for JetStream's publish acks (default 10 s).
 	AckTimeout time.Duration
@@ -106,9 +106,6 @@ type Relay struct {
 	cfg      Config
 	tracer   trace.Tracer
 	notifier eventstore.Notifier
-	// listener, when the store has one, wakes the notifier's readers at
-	// commits made in other processes while this relay is active.
-	listener eventstore.FeedListener
 	// pager, when the store has one, says when committed events wait
 	// behind a transaction still running (eventstore.FeedPage.HeldBack).
 	pager     eventstore.FeedPager
@@ -157,9 +154,6 @@ func New(cfg Config) (*Relay, error) {
 	}
 	r := &Relay{cfg: cfg, tracer: cfg.TracerProvider.Tracer(TracerName)}
 	r.notifier, _ = cfg.Store.(eventstore.Notifier)
-	if r.notifier != nil {
-		r.listener, _ = cfg.Store.(eventstore.FeedListener)
-	}
 	r.pager, _ = cfg.Store.(eventstore.FeedPager)
 	return r, nil
 }
@@ -195,12 +189,9 @@ func (r *Relay) Run(ctx context.Context) error {
 		lctx, cancel := context.WithCancel(ctx)
 		lost := make(chan error, 1)
 		go func() { lost <- r.cfg.Lease.Keep(lctx); cancel() }()
-		listened := make(chan struct{})
-		go func() { r.listen(lctx); close(listened) }()
 		unsaved := r.tail(lctx)
 		cancel()
 		err := <-lost
-		<-listened
 		r.active.Store(false)
 		r.pendingSince.Store(0) // the next holder reports the lag
 		if ctx.Err() != nil {
@@ -215,37 +206,6 @@ func (r *Relay) Run(ctx context.Context) error {
 			return nil
 		}
 		r.cfg.Logger.Warn("relay lease lost; standing by", slog.Any("error", err))
-	}
-}
-
-// listen keeps the store's FeedListener running while the relay is active
-// (until ctx ends), so an append committed by another process — the API's,
-// the MCP server's, another worker's — wakes the relay at once instead of
-// at its next poll: without it the hop from such an append to its job took
-// the poll interval in the worst case (250 ms; docs/BENCHMARKS.md,
-// hop-cross-process). Only the active relay listens: the others would have
-// nothing to wake, and a store that listens stops announcing its own
-// commits, which a relay in another process would then miss. A failed
-// listening connection is opened again after a growing pause; the poll
-// interval covers the gap.
-func (r *Relay) listen(ctx context.Context) {
-	if r.listener == nil {
-		return
-	}
-	backoff := 50 * time.Millisecond
-	for ctx.Err() == nil {
-		start := time.Now()
-		err := r.listener.ListenFeed(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		if time.Since(start) > time.Minute {
-			backoff = 50 * time.Millisecond // it had held: start the pauses over
-		}
-		r.cfg.Logger.Warn("relay: listening for other processes' commits failed; polling until it holds again",
-			slog.Any("error", err), slog.Duration("backoff", backoff))
-		sleep(ctx, backoff)
-		backoff = min(backoff*2, 5*time.Second)
 	}
 }
 
@@ -267,11 +227,10 @@ const (
 // (eventsHead) and the JOBS copies are dropped by JOBS' dedup window.
 //
 // Between batches it waits for the first of: a commit through this
-// process's store or announced by another process (the Notifier, which the
-// FeedListener wakes too: listen), the poll interval (a safety net), the
-// time the cursor is due to be saved (CursorInterval), or — when the last
-// read said committed events are held back behind a transaction still
-// running — a short, growing retry. Without the last, an
+// process's store (the Notifier), the poll interval (commits by other
+// processes), the time the cursor is due to be saved (CursorInterval), or
+// — when the last read said committed events are held back behind a
+// transaction still running — a short, growing retry. Without the last, an
 // event held back by another process's transaction (another replica's
 // append, any writer on the cluster) waited a whole poll interval although
 // it became readable a millisecond later: the p99 of the pipeline hop was

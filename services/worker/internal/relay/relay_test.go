@@ -105,24 +105,6 @@ func TestRelay(t *testing.T) {
 			"the relay reads again soon after a read that found events held back")
 	})
 
-	t.Run("an append by another process wakes the relay at once, not at the next poll", func(t *testing.T) {
-		t.Parallel()
-		ctx := context.Background()
-		url := testkit.SchemaURL(t)
-		g := newRigOn(t, testkit.StoreAt(t, url), stream.DefaultOptions())
-		// A poll interval far beyond the test's patience: only the
-		// announcement of the other store's commit can relay in time.
-		r, _ := g.run(t, relay.Config{PollInterval: time.Hour})
-
-		api := tripstore.New(testkit.StoreAt(t, url), nil) // another pool: another process
-		up, err := pipelinetest.Store(ctx, api, "x.gpx", 10, "x", pipelinetest.Line(60, 10, 60.1, 10, 10), true)
-		require.NoError(t, err)
-		_, err = pipelinetest.CreateTrip(ctx, api, "rider", up, trip.SettingsPatch{})
-		require.NoError(t, err)
-		require.Eventually(t, func() bool { return r.Published() == 2 }, 10*time.Second, 5*time.Millisecond,
-			"TripCreated and RouteImported relayed on the other store's announcement")
-	})
-
 	t.Run("a relay without a lease is refused", func(t *testing.T) {
 		t.Parallel()
 		_, err := relay.New(relay.Config{})

@@ -29,13 +29,7 @@ func newRig(t *testing.T) rig {
 // newRigWith is newRig with the streams made from o.
 func newRigWith(t *testing.T, o stream.Options) rig {
 	t.Helper()
-	return newRigOn(t, testkit.Store(t), o)
-}
-
-// newRigOn is newRigWith on a given store (testkit.StoreAt: a second store
-// value on its schema is another process).
-func newRigOn(t *testing.T, es *postgres.Store, o stream.Options) rig {
-	t.Helper()
+	es := testkit.Store(t)
 	_, nc := testkit.NATS(t)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
