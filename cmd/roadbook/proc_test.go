@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/cmd/roadbook/internal/devstate"
+	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
@@ -57,29 +58,10 @@ type buildError struct {
 
 func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 
-// syncBuffer is a bytes.Buffer safe for a process's output goroutine and
-// the test reading it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // process is a roadbook process under test.
 type process struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *testkit.SyncBuffer
 	done           chan error
 }
 
@@ -88,7 +70,7 @@ func start(t *testing.T, env []string, args ...string) *process {
 	t.Helper()
 	cmd := exec.Command(roadbookBinary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
-	p := &process{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	p := &process{cmd: cmd, stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	require.NoError(t, cmd.Start())
 	go func() { p.done <- cmd.Wait() }()

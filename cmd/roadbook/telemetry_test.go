@@ -27,6 +27,7 @@ import (
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/services/worker/workerserver"
+	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/testkit/fixtures"
 	"github.com/roadbook/roadbook/testkit/stack"
 )
@@ -46,7 +47,7 @@ func TestTraceFollowsUploadToStages(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 
-	apiLogs, workerLogs := &syncBuffer{}, &syncBuffer{}
+	apiLogs, workerLogs := &testkit.SyncBuffer{}, &testkit.SyncBuffer{}
 	apiReg, workerReg := prometheus.NewRegistry(), prometheus.NewRegistry()
 	st := stack.New(t, stack.Options{Worker: true, NoMCP: true,
 		API: func(c *apiserver.Config) {
@@ -185,7 +186,7 @@ func byID(spans []sdktrace.ReadOnlySpan, id trace.SpanID) sdktrace.ReadOnlySpan 
 }
 
 // logLine is the first JSON log line match accepts.
-func logLine(t *testing.T, logs *syncBuffer, match func(map[string]any) bool) map[string]any {
+func logLine(t *testing.T, logs *testkit.SyncBuffer, match func(map[string]any) bool) map[string]any {
 	t.Helper()
 	sc := bufio.NewScanner(strings.NewReader(logs.String()))
 	sc.Buffer(nil, 1<<20)

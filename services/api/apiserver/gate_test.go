@@ -20,6 +20,7 @@ import (
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/proto/gen/roadbook/v1/roadbookv1connect"
 	"github.com/roadbook/roadbook/services/api/apiserver"
+	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/testkit/fixtures"
 )
 
@@ -45,7 +46,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func TestGate(t *testing.T) {
 	t.Parallel()
-	logs := &lockedBuffer{}
+	logs := &testkit.SyncBuffer{}
 	h := newHarness(t, func(c *apiserver.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	})

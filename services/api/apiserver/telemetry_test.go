@@ -2,12 +2,10 @@ package apiserver_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -20,6 +18,7 @@ import (
 
 	roadbookv1 "github.com/roadbook/roadbook/proto/gen/roadbook/v1"
 	"github.com/roadbook/roadbook/services/api/apiserver"
+	"github.com/roadbook/roadbook/testkit"
 	"github.com/roadbook/roadbook/tripstore"
 )
 
@@ -29,7 +28,7 @@ func TestTelemetry(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(ctx) })
-	logs := &lockedBuffer{}
+	logs := &testkit.SyncBuffer{}
 	h := newHarness(t, func(c *apiserver.Config) {
 		c.TracerProvider = tp
 		c.Logger = slog.New(slog.NewJSONHandler(logs, nil))
@@ -88,7 +87,7 @@ func endedSpan(t *testing.T, rec *tracetest.SpanRecorder, name string) sdktrace.
 }
 
 // findLog is the request log line of procedure.
-func findLog(t *testing.T, logs *lockedBuffer, procedure string) map[string]any {
+func findLog(t *testing.T, logs *testkit.SyncBuffer, procedure string) map[string]any {
 	t.Helper()
 	sc := bufio.NewScanner(strings.NewReader(logs.String()))
 	for sc.Scan() {
@@ -100,22 +99,4 @@ func findLog(t *testing.T, logs *lockedBuffer, procedure string) map[string]any 
 	}
 	require.FailNow(t, "no request log line for "+procedure, logs.String())
 	return nil
-}
-
-// lockedBuffer is a bytes.Buffer the server's goroutines may log into.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

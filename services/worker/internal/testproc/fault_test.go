@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -163,28 +162,15 @@ func (f *fixture) waitTerminal(t *testing.T, id uuid.UUID) pipelinetest.Report {
 	}
 }
 
-// logBuffer keeps an in-process worker's log and prints it when the test
-// failed: the child-process tests print their workers' lines, the
-// in-process one had nothing to show.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
+// keepLog is a logger for an in-process worker whose lines are printed
+// when the test failed: the child-process tests print their workers' lines,
+// the in-process one had nothing to show.
 func keepLog(t *testing.T) *slog.Logger {
 	t.Helper()
-	b := &logBuffer{}
+	b := &testkit.SyncBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			t.Logf("the worker's log:\n%s", b.buf.String())
+			t.Logf("the worker's log:\n%s", b.String())
 		}
 	})
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo}))
