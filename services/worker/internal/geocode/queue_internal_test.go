@@ -256,3 +256,38 @@ func TestQueueOutage(t *testing.T) {
 		require.Equal(t, 2, delivered["B"])
 	})
 }
+
+func TestQueueDoneMeansDelivered(t *testing.T) {
+	t.Parallel()
+	g := &flakyGeocoder{}
+	entered, release := make(chan struct{}), make(chan struct{})
+	q, err := NewQueue(g, func(context.Context, string, string, []StageLabel) error {
+		close(entered)
+		<-release // the sink is still writing the trip's last batch
+		return nil
+	}, QueueOptions{Interval: time.Millisecond})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = q.Run(ctx) }()
+
+	require.NoError(t, q.Label(ctx, "A", stages('A', 2)))
+	select {
+	case <-entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the sink was not called within 5 s")
+	}
+	t.Run("while the last batch is being written the trip is not done", func(t *testing.T) {
+		p, ok := q.Progress("A")
+		require.True(t, ok)
+		require.Equal(t, LabelsRunning, p.State, "Done promises every stage delivered")
+		require.Equal(t, 2, p.Done)
+	})
+	close(release)
+	t.Run("once the sink returned the trip is done", func(t *testing.T) {
+		require.Eventually(t, func() bool {
+			p, _ := q.Progress("A")
+			return p.State == LabelsDone
+		}, 5*time.Second, time.Millisecond)
+	})
+}
