@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore/feedwake"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
@@ -199,7 +200,7 @@ func startPipeline(b testing.TB) *pipelineRig {
 	require.NoError(b, err)
 	b.Cleanup(nc.Close)
 	hs := newHopStore(es)
-	srv, err := workerserver.New(workerserver.Config{Store: hs, NATS: nc, Concurrency: pipelineConcurrency})
+	srv, err := workerserver.New(workerserver.Config{Store: hs, NATS: nc, Concurrency: pipelineConcurrency, CrossProcessWake: os.Getenv("HOP_NO_WAKE") == ""})
 	require.NoError(b, err)
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -210,6 +211,19 @@ func startPipeline(b testing.TB) *pipelineRig {
 	remote, err := postgres.Open(ctx, withApp(url, app))
 	require.NoError(b, err)
 	b.Cleanup(remote.Close)
+	// The remote client announces its commits as `roadbook api` does, on a
+	// NATS connection of its own.
+	if os.Getenv("HOP_NO_WAKE") == "" {
+		rnc, err := testkit.Connect(n.URL())
+		require.NoError(b, err)
+		b.Cleanup(rnc.Close)
+		an, err := feedwake.NewAnnouncer(rnc, remote)
+		require.NoError(b, err)
+		actx, stop := context.WithCancel(ctx)
+		announced := make(chan struct{})
+		go func() { an.Run(actx); close(announced) }()
+		b.Cleanup(func() { stop(); <-announced })
+	}
 	rig := &pipelineRig{es: es, hs: hs, nc: nc, trips: tripstore.New(hs, nil), remote: tripstore.New(remote, nil),
 		cpu: cpuClock{pool: es.Pool(), app: app}}
 	rig.long, err = pipelinetest.LoadUpload(ctx, rig.trips, fixtures.Bytes(fixtures.OsloTrondheim))

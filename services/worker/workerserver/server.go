@@ -142,9 +142,19 @@ type Config struct {
 	// ReconcileDeadline and ReconcileInterval tune the reconciler
 	// (defaults 2 min and 30 s).
 	ReconcileDeadline, ReconcileInterval time.Duration
-	// RelayPollInterval is the feed poll interval without an in-process
-	// notifier (default 250 ms).
+	// RelayPollInterval is the feed poll interval when nothing wakes the
+	// relay (default 250 ms): a safety net under the store's in-process
+	// wake-up and CrossProcessWake.
 	RelayPollInterval time.Duration
+	// CrossProcessWake announces the commits made through Store to the
+	// other processes over core NATS and wakes this replica's relay on
+	// theirs (eventstore/feedwake): an append by the API in another process,
+	// or by another worker replica, is relayed at once instead of at the
+	// next poll. For deployments of separate processes on PostgreSQL
+	// (`roadbook worker`); in one process (`roadbook dev`) the store's own
+	// wake-up reaches the relay and there is no one else to tell. Store must
+	// implement eventstore.Notifier.
+	CrossProcessWake bool
 	// DrainTimeout bounds the graceful drain (default 30 s).
 	DrainTimeout time.Duration
 	// AfterPublish is a fault-injection hook for tests: it runs after a
@@ -178,6 +188,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.NATS == nil {
 		return nil, fmt.Errorf("%w: NATS is nil", ErrInvalidConfig)
+	}
+	if cfg.CrossProcessWake && !isNotifier(cfg.Store) {
+		return nil, fmt.Errorf("%w: CrossProcessWake needs a Store that wakes readers of its commits (eventstore.Notifier); %T does not", ErrInvalidConfig, cfg.Store)
 	}
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = 8
@@ -295,8 +308,13 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	wake, err := s.crossProcessWake()
+	if err != nil {
+		return err
+	}
+	defer wake.close()
 	rl, err := relay.New(relay.Config{
-		Store: s.cfg.Store, JS: s.js, Lease: lease, PollInterval: s.cfg.RelayPollInterval,
+		Store: s.cfg.Store, JS: s.js, Lease: lease, PollInterval: s.cfg.RelayPollInterval, Remote: wake.remote,
 		Logger: s.cfg.Logger, AfterPublish: s.cfg.AfterPublish,
 		OnRelayed: func(batch []eventstore.RecordedEvent) {
 			s.metrics.relayed.Add(float64(len(batch)))
@@ -316,6 +334,10 @@ func (s *Server) Run(ctx context.Context) error {
 	defer stopRelay()
 	wg.Add(1)
 	go func() { defer wg.Done(); errs <- rl.Run(relayCtx) }()
+	if wake.announcer != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); wake.announcer.Run(relayCtx) }()
+	}
 	wg.Add(1)
 	go func() { defer wg.Done(); errs <- s.reconcile(relayCtx) }()
 	watch := &jsWatch{nc: s.cfg.NATS, js: s.js, log: s.cfg.Logger, interval: jsProbeInterval, failures: jsProbeFailures, reconnects: s.metrics.natsMoves}

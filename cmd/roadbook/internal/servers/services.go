@@ -20,6 +20,7 @@ import (
 
 	"github.com/roadbook/roadbook/auth"
 	"github.com/roadbook/roadbook/cmd/roadbook/internal/envflag"
+	"github.com/roadbook/roadbook/eventstore/feedwake"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	"github.com/roadbook/roadbook/services/api/apiserver"
 	"github.com/roadbook/roadbook/services/api/planner"
@@ -136,6 +137,17 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return err
 	}
 	defer nc.Close()
+	// The relay runs in the worker processes: tell it of every commit, so
+	// that it relays a create at once instead of at its next poll. The
+	// announcer outlives the drain, whose last writes need announcing too.
+	announcer, err := feedwake.NewAnnouncer(nc, store)
+	if err != nil {
+		return err
+	}
+	actx, stopAnnouncing := context.WithCancel(context.WithoutCancel(ctx))
+	announced := make(chan struct{})
+	go func() { announcer.Run(actx); close(announced) }()
+	defer func() { stopAnnouncing(); <-announced }()
 	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: *baseURL,
 		TrustedProxyHops: *hops, Logger: log, Registry: processRegistry(), TracerProvider: tr.Provider, PageTokenKey: pageTokens})
 	if err != nil {
@@ -229,7 +241,7 @@ func RunWorker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	defer nc.Close()
 	reg := processRegistry()
 	cfg := workerserver.Config{Store: store, NATS: nc, Logger: log, Registry: reg, Concurrency: *concurrency,
-		DrainTimeout: sf.shutdown, TracerProvider: tr.Provider}
+		DrainTimeout: sf.shutdown, TracerProvider: tr.Provider, CrossProcessWake: true}
 	if err := wf.apply(&cfg); err != nil {
 		return err
 	}

@@ -51,9 +51,14 @@ type Config struct {
 	// BatchSize bounds one feed read and one publish round (default 256).
 	BatchSize int
 	// PollInterval is how often the feed is read when nothing woke the
-	// relay (default 250 ms); with an in-process Notifier it is only a
-	// safety net.
+	// relay (default 250 ms); with an in-process Notifier and Remote it
+	// is only a safety net.
 	PollInterval time.Duration
+	// Remote, when set, wakes the relay on commits made through other
+	// processes' stores (the API, other worker replicas), which the store's
+	// own Notifier cannot see: a feedwake.Listener. Without it those
+	// commits wait for the next poll.
+	Remote eventstore.Notifier
 	// AckTimeout bounds the wait for JetStream's publish acks (default 10 s).
 	AckTimeout time.Duration
 	// CursorInterval is how long the relay may hand events on without
@@ -227,8 +232,8 @@ const (
 // (eventsHead) and the JOBS copies are dropped by JOBS' dedup window.
 //
 // Between batches it waits for the first of: a commit through this
-// process's store (the Notifier), the poll interval (commits by other
-// processes), the time the cursor is due to be saved (CursorInterval), or
+// process's store (the Notifier), another process's commit announced
+// (Config.Remote), the poll interval (the safety net), the time the cursor is due to be saved (CursorInterval), or
 // — when the last read said committed events are held back behind a
 // transaction still running — a short, growing retry. Without the last, an
 // event held back by another process's transaction (another replica's
@@ -251,9 +256,12 @@ func (r *Relay) tail(ctx context.Context) pendingCursor {
 		if cur.n > 0 && time.Since(cur.savedAt) >= r.cfg.CursorInterval {
 			r.save(ctx, &cur)
 		}
-		var wake <-chan struct{}
+		var wake, remote <-chan struct{}
 		if r.notifier != nil {
 			wake = r.notifier.Notify() // before the read: no commit falls between
+		}
+		if r.cfg.Remote != nil {
+			remote = r.cfg.Remote.Notify()
 		}
 		next, n, held, err := r.step(ctx, cur.cursor, &head)
 		if err != nil {
@@ -284,6 +292,7 @@ func (r *Relay) tail(ctx context.Context) pendingCursor {
 		select {
 		case <-ctx.Done():
 		case <-wake:
+		case <-remote:
 		case <-t.C:
 		}
 		t.Stop()

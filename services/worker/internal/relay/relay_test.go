@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
+	"github.com/roadbook/roadbook/eventstore/feedwake"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
@@ -103,6 +104,42 @@ func TestRelay(t *testing.T) {
 		require.NoError(t, tx.Commit(ctx))
 		require.Eventually(t, func() bool { return r.Published() == 2 }, 10*time.Second, 5*time.Millisecond,
 			"the relay reads again soon after a read that found events held back")
+	})
+
+	t.Run("an append by another process wakes the relay at once, not at the next poll", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		url := testkit.SchemaURL(t)
+		srv, nc := testkit.NATS(t)
+		js, err := jetstream.New(nc)
+		require.NoError(t, err)
+		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
+		g := rig{es: testkit.StoreAt(t, url), js: js}
+		remote, err := feedwake.Listen(nc, "")
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = remote.Close() })
+		// A poll interval far beyond the test's patience: only the
+		// announcement of the other process's commit can relay in time.
+		r, _ := g.run(t, relay.Config{PollInterval: time.Hour, Remote: remote})
+
+		other := testkit.StoreAt(t, url) // another pool and another NATS connection: another process
+		otherNC, err := testkit.Connect(srv.URL())
+		require.NoError(t, err)
+		t.Cleanup(otherNC.Close)
+		a, err := feedwake.NewAnnouncer(otherNC, other)
+		require.NoError(t, err)
+		actx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { a.Run(actx); close(done) }()
+		t.Cleanup(func() { cancel(); <-done })
+
+		api := tripstore.New(other, nil)
+		up, err := pipelinetest.Store(ctx, api, "x.gpx", 10, "x", pipelinetest.Line(60, 10, 60.1, 10, 10), true)
+		require.NoError(t, err)
+		_, err = pipelinetest.CreateTrip(ctx, api, "rider", up, trip.SettingsPatch{})
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return r.Published() == 2 }, 10*time.Second, 5*time.Millisecond,
+			"TripCreated and RouteImported relayed on the other process's announcement")
 	})
 
 	t.Run("a relay without a lease is refused", func(t *testing.T) {
