@@ -29,21 +29,51 @@ type Announcer struct {
 	origin []byte
 	// next is the Notify channel Run waits on first, taken in NewAnnouncer:
 	// every commit after NewAnnouncer returns is announced.
-	next   <-chan struct{}
+	next <-chan struct{}
+	// skip, when set and true, leaves a wake-up unannounced (SkipWhile).
+	skip   func() bool
 	sent   atomic.Int64
 	failed atomic.Int64
+	// skipped counts wake-ups left unannounced (SkipWhile).
+	skipped atomic.Int64
 }
 
 // NewAnnouncer returns an announcer of local's commits on nc: those made
 // after it returns, once Run runs.
-func NewAnnouncer(nc *nats.Conn, local eventstore.Notifier) (*Announcer, error) {
+func NewAnnouncer(nc *nats.Conn, local eventstore.Notifier, opts ...Option) (*Announcer, error) {
 	switch {
 	case nc == nil:
 		return nil, errors.Join(ErrInvalid, errors.New("feedwake: the NATS connection is nil"))
 	case local == nil:
 		return nil, errors.Join(ErrInvalid, errors.New("feedwake: the store to announce is nil (it must implement eventstore.Notifier)"))
 	}
-	return &Announcer{nc: nc, local: local, origin: []byte(uuid.NewString()), next: local.Notify()}, nil
+	a := &Announcer{nc: nc, local: local, origin: []byte(uuid.NewString()), next: local.Notify()}
+	for _, o := range opts {
+		if err := o(a); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// Option shapes an Announcer.
+type Option func(*Announcer) error
+
+// SkipWhile leaves the commits unannounced while skip reports true. A
+// worker passes whether its own relay holds the lease: that relay is woken
+// by the store in-process, and no other relay is reading, so announcing its
+// commits would cost NATS a message and its own listener a delivery per
+// commit for nobody (docs/CAPACITY.md, "Tenth session"). A commit it leaves
+// out when the lease moves on at that moment is read by the next holder,
+// which starts from the saved cursor.
+func SkipWhile(skip func() bool) Option {
+	return func(a *Announcer) error {
+		if skip == nil {
+			return errors.Join(ErrInvalid, errors.New("feedwake: SkipWhile's function is nil"))
+		}
+		a.skip = skip
+		return nil
+	}
 }
 
 // Origin is what this announcer's messages carry: pass it to Listen as
@@ -64,6 +94,10 @@ func (a *Announcer) Run(ctx context.Context) {
 		case <-ch:
 		}
 		ch = a.local.Notify()
+		if a.skip != nil && a.skip() {
+			a.skipped.Add(1)
+			continue
+		}
 		if err := a.nc.Publish(Subject, a.origin); err != nil {
 			a.failed.Add(1)
 			continue
@@ -74,6 +108,9 @@ func (a *Announcer) Run(ctx context.Context) {
 
 // Sent counts the announcements handed to NATS.
 func (a *Announcer) Sent() int64 { return a.sent.Load() }
+
+// Skipped counts the wake-ups SkipWhile left unannounced.
+func (a *Announcer) Skipped() int64 { return a.skipped.Load() }
 
 // Failed counts the announcements NATS refused (disconnected, closed): each
 // is a wake-up the readers get from their poll instead.

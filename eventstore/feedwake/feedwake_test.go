@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,6 +139,28 @@ func TestFeedwake(t *testing.T) {
 		require.Zero(t, a.Sent())
 	})
 
+	t.Run("an announcer told to skip announces nothing while it is told so, and again after", func(t *testing.T) {
+		t.Parallel()
+		g := newRig(t)
+		var active atomic.Bool
+		active.Store(true)
+		a, err := feedwake.NewAnnouncer(g.conn(t), g.store, feedwake.SkipWhile(active.Load))
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { a.Run(ctx); close(done) }()
+		t.Cleanup(func() { cancel(); <-done })
+		l := g.listen(t, g.conn(t), "")
+		wake := l.Notify()
+		g.appendOne(t, "trip-1")
+		require.Eventually(t, func() bool { return a.Skipped() == 1 }, 5*time.Second, time.Millisecond)
+		require.False(t, closedWithin(wake, 200*time.Millisecond), "announced while told to skip")
+		active.Store(false)
+		g.appendOne(t, "trip-2")
+		require.True(t, closedWithin(wake, 5*time.Second), "not announced once no longer told to skip")
+		require.Equal(t, int64(1), a.Sent())
+	})
+
 	t.Run("missing arguments are refused by name", func(t *testing.T) {
 		t.Parallel()
 		g := newRig(t)
@@ -147,6 +170,9 @@ func TestFeedwake(t *testing.T) {
 		_, err = feedwake.NewAnnouncer(g.conn(t), nil)
 		require.ErrorIs(t, err, feedwake.ErrInvalid)
 		require.ErrorContains(t, err, "store to announce is nil")
+		_, err = feedwake.NewAnnouncer(g.conn(t), g.store, feedwake.SkipWhile(nil))
+		require.ErrorIs(t, err, feedwake.ErrInvalid)
+		require.ErrorContains(t, err, "SkipWhile")
 		_, err = feedwake.Listen(nil, "")
 		require.ErrorIs(t, err, feedwake.ErrInvalid)
 	})

@@ -196,7 +196,12 @@ func startPipeline(b testing.TB) *pipelineRig {
 	n, err := testkit.StartNATS(b.TempDir(), -1)
 	require.NoError(b, err)
 	b.Cleanup(n.Stop)
-	nc, err := testkit.Connect(n.URL())
+	var nc *nats.Conn
+	if os.Getenv("HOP_NATS_INPROC") != "" {
+		nc, err = nats.Connect("", nats.InProcessServer(n.Server()))
+	} else {
+		nc, err = testkit.Connect(n.URL())
+	}
 	require.NoError(b, err)
 	b.Cleanup(nc.Close)
 	hs := newHopStore(es)

@@ -16,12 +16,15 @@ type wake struct {
 
 // crossProcessWake subscribes to the other processes' announcements,
 // leaving out this process's own (the store's Notifier already wakes the
-// relay on those), and makes the announcer Run starts.
+// relay on those), and makes the announcer Run starts, which is silent
+// while this replica's relay is the active one.
 func (s *Server) crossProcessWake() (wake, error) {
 	if !s.cfg.CrossProcessWake {
 		return wake{}, nil
 	}
-	an, err := feedwake.NewAnnouncer(s.cfg.NATS, s.cfg.Store.(eventstore.Notifier)) // checked by New
+	// While this replica's relay holds the lease, its commits wake it in
+	// process and no other relay reads: they are not announced.
+	an, err := feedwake.NewAnnouncer(s.cfg.NATS, s.cfg.Store.(eventstore.Notifier), feedwake.SkipWhile(s.RelayActive)) // checked by New
 	if err != nil {
 		return wake{}, err
 	}

@@ -2,9 +2,11 @@ package workerserver_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
@@ -19,7 +21,7 @@ import (
 func TestCrossProcessWake(t *testing.T) {
 	t.Parallel()
 
-	t.Run("a trip created through another process's store is paced at once, not at the relay's next poll", func(t *testing.T) {
+	t.Run("a trip created through another process's store is paced at once, not at the relay's next poll, and the worker holding the lease announces none of its own commits", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
 		// A poll far beyond the test's patience: only the API process's
@@ -40,6 +42,13 @@ func TestCrossProcessWake(t *testing.T) {
 		go func() { an.Run(actx); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 
+		// Every announcement on the wire, to tell the API's from the worker's.
+		var seen atomic.Int64
+		sub, err := nc.Subscribe(feedwake.Subject, func(*nats.Msg) { seen.Add(1) })
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = sub.Unsubscribe() })
+		require.NoError(t, nc.Flush())
+
 		trips := tripstore.New(api, nil)
 		up, err := pipelinetest.Store(ctx, trips, "x.gpx", 10, "x", pipelinetest.Line(60, 10, 60.1, 10, 10), true)
 		require.NoError(t, err)
@@ -48,6 +57,59 @@ func TestCrossProcessWake(t *testing.T) {
 		st := testkit.WaitForTrip(t, e.trips, id, func(st trip.State) bool { return len(st.Stages) > 0 })
 		require.NotEmpty(t, st.Stages)
 		require.GreaterOrEqual(t, an.Sent(), int64(1))
+
+		// The worker holds the lease: its own results (stages, analysis)
+		// wake its relay in process and are not announced.
+		waitTerminal(t, e.store, id)
+		require.NoError(t, nc.Flush())
+		time.Sleep(100 * time.Millisecond)
+		require.Equal(t, an.Sent(), seen.Load(), "only the API's commits were announced")
+	})
+
+	t.Run("a standby worker's commits wake the active relay in another worker", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		a := start(t, func(c *workerserver.Config) { c.CrossProcessWake, c.RelayPollInterval = true, time.Hour })
+		require.Eventually(t, a.srv.RelayActive, 30*time.Second, 5*time.Millisecond)
+
+		// Worker B: another process on the same database and NATS.
+		bStore := testkit.StoreAt(t, a.store.Pool().Config().ConnString())
+		nc, err := testkit.Connect(a.nats.URL())
+		require.NoError(t, err)
+		t.Cleanup(nc.Close)
+		b, err := workerserver.New(workerserver.Config{Store: bStore, NATS: nc, Concurrency: 2, LeaseTTL: 2 * time.Second,
+			CrossProcessWake: true, RelayPollInterval: time.Hour})
+		require.NoError(t, err)
+		bctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- b.Run(bctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+
+		// Count the announcements on the wire.
+		var seen atomic.Int64
+		sub, err := nc.Subscribe(feedwake.Subject, func(*nats.Msg) { seen.Add(1) })
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = sub.Unsubscribe() })
+		require.NoError(t, nc.Flush())
+
+		before := seen.Load()
+		own := tripstore.New(a.store, nil)
+		up, err := pipelinetest.Store(ctx, own, "a.gpx", 10, "a", pipelinetest.Line(60, 10, 60.1, 10, 10), true)
+		require.NoError(t, err)
+		idA, err := pipelinetest.CreateTrip(ctx, own, "rider", up, trip.SettingsPatch{})
+		require.NoError(t, err)
+		testkit.WaitForTrip(t, a.trips, idA, func(st trip.State) bool { return len(st.Stages) > 0 })
+		require.False(t, b.RelayActive())
+
+		// A commit through the standby's store, as its job results are:
+		// announced, and only that wakes the active relay in time.
+		trips := tripstore.New(bStore, nil)
+		up, err = pipelinetest.Store(ctx, trips, "b.gpx", 10, "b", pipelinetest.Line(61, 10, 61.1, 10, 10), true)
+		require.NoError(t, err)
+		idB, err := pipelinetest.CreateTrip(ctx, trips, "rider", up, trip.SettingsPatch{})
+		require.NoError(t, err)
+		testkit.WaitForTrip(t, a.trips, idB, func(st trip.State) bool { return len(st.Stages) > 0 })
+		require.Greater(t, seen.Load(), before, "the standby's commits were announced")
 	})
 
 	t.Run("cross-process wake over a store that cannot wake its readers is refused by name", func(t *testing.T) {
