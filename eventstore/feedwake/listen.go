@@ -3,9 +3,9 @@ package feedwake
 import (
 	"errors"
 	"fmt"
-	"sync"
-
 	"github.com/nats-io/nats.go"
+
+	"github.com/roadbook/roadbook/eventstore"
 )
 
 // Listener turns the announcements of other processes into an
@@ -13,9 +13,7 @@ import (
 type Listener struct {
 	sub    *nats.Subscription
 	ignore string
-
-	mu   sync.Mutex
-	wake chan struct{}
+	wake   eventstore.Broadcast
 }
 
 // Listen subscribes to Subject on nc. Announcements whose origin is ignore
@@ -25,10 +23,10 @@ func Listen(nc *nats.Conn, ignore string) (*Listener, error) {
 	if nc == nil {
 		return nil, errors.Join(ErrInvalid, errors.New("feedwake: the NATS connection is nil"))
 	}
-	l := &Listener{ignore: ignore, wake: make(chan struct{})}
+	l := &Listener{ignore: ignore}
 	sub, err := nc.Subscribe(Subject, func(m *nats.Msg) {
 		if string(m.Data) != l.ignore {
-			l.signal()
+			l.wake.Signal()
 		}
 	})
 	if err != nil {
@@ -47,18 +45,7 @@ func Listen(nc *nats.Conn, ignore string) (*Listener, error) {
 // Notify implements eventstore.Notifier: the channel closes at the next
 // announcement from another origin. Take it before reading the feed, as
 // with the store's own.
-func (l *Listener) Notify() <-chan struct{} {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.wake
-}
-
-func (l *Listener) signal() {
-	l.mu.Lock()
-	close(l.wake)
-	l.wake = make(chan struct{})
-	l.mu.Unlock()
-}
+func (l *Listener) Notify() <-chan struct{} { return l.wake.Notify() }
 
 // Close unsubscribes.
 func (l *Listener) Close() error { return l.sub.Unsubscribe() }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,8 +18,8 @@ type Store struct {
 	blobGrace time.Duration
 	chunk     int
 
-	mu   sync.Mutex
-	wake chan struct{}
+	// wake is the in-process wake-up of feed readers (Notify).
+	wake eventstore.Broadcast
 }
 
 var (
@@ -100,7 +99,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 // New returns a Store over a pool the caller owns (Close leaves it open).
 // Configure the pool with ConfigurePool.
 func New(pool *pgxpool.Pool, opts ...Option) *Store {
-	s := &Store{pool: pool, now: time.Now, blobGrace: DefaultBlobGrace, chunk: DefaultChunk, wake: make(chan struct{})}
+	s := &Store{pool: pool, now: time.Now, blobGrace: DefaultBlobGrace, chunk: DefaultChunk}
 	for _, o := range opts {
 		o(s)
 	}
@@ -116,18 +115,9 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Notify implements eventstore.Notifier: the channel closes at the next
 // append committed through this Store.
-func (s *Store) Notify() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.wake
-}
+func (s *Store) Notify() <-chan struct{} { return s.wake.Notify() }
 
-func (s *Store) signal() {
-	s.mu.Lock()
-	close(s.wake)
-	s.wake = make(chan struct{})
-	s.mu.Unlock()
-}
+func (s *Store) signal() { s.wake.Signal() }
 
 // Close closes the pool when Open created it.
 func (s *Store) Close() {

@@ -30,7 +30,7 @@ func (s *Store) Append(ctx context.Context, req eventstore.AppendRequest) (event
 		return eventstore.AppendResult{}, translate(ctx, err)
 	}
 	if !res.Replayed {
-		s.notify.broadcast()
+		s.notify.Signal()
 	}
 	return res, nil
 }

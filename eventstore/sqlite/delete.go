@@ -25,7 +25,7 @@ func (s *Store) DeleteStream(ctx context.Context, stream eventstore.StreamID) er
 	if err != nil {
 		return translate(ctx, err)
 	}
-	s.notify.broadcast()
+	s.notify.Signal()
 	return nil
 }
 

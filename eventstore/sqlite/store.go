@@ -25,7 +25,7 @@ type Store struct {
 	w      *sql.DB // exactly one connection; use only through s.write
 	r      *sql.DB // query_only connections
 	wsem   chan struct{}
-	notify notifier
+	notify eventstore.Broadcast
 	closed sync.Once
 }
 
@@ -91,7 +91,6 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		w:      w,
 		r:      r,
 		wsem:   make(chan struct{}, 1),
-		notify: notifier{ch: make(chan struct{})},
 	}, nil
 }
 
@@ -125,7 +124,7 @@ func (s *Store) Close() {
 // commits. A feed reader takes it before ReadFeed and, when the read came back
 // empty, waits on it (or a poll timer) — no wake-up is lost between the read
 // and the wait, and no reader polls a quiet store in a tight loop.
-func (s *Store) Notify() <-chan struct{} { return s.notify.wait() }
+func (s *Store) Notify() <-chan struct{} { return s.notify.Notify() }
 
 // write runs fn in the one write transaction. The semaphore (not the pool)
 // serialises writers, so waiting honours ctx and SQLite never sees two write
@@ -159,22 +158,3 @@ func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
-// notifier is a broadcast: wait hands out the current channel, broadcast
-// closes it and installs a fresh one.
-type notifier struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func (n *notifier) wait() <-chan struct{} {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.ch
-}
-
-func (n *notifier) broadcast() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	close(n.ch)
-	n.ch = make(chan struct{})
-}

@@ -196,16 +196,14 @@ func startPipeline(b testing.TB) *pipelineRig {
 	n, err := testkit.StartNATS(b.TempDir(), -1)
 	require.NoError(b, err)
 	b.Cleanup(n.Stop)
-	var nc *nats.Conn
-	if os.Getenv("HOP_NATS_INPROC") != "" {
-		nc, err = nats.Connect("", nats.InProcessServer(n.Server()))
-	} else {
-		nc, err = testkit.Connect(n.URL())
-	}
+	nc, err := testkit.Connect(n.URL())
 	require.NoError(b, err)
 	b.Cleanup(nc.Close)
 	hs := newHopStore(es)
-	srv, err := workerserver.New(workerserver.Config{Store: hs, NATS: nc, Concurrency: pipelineConcurrency, CrossProcessWake: os.Getenv("HOP_NO_WAKE") == ""})
+	// The worker wakes on other processes' commits as `roadbook worker`
+	// does (feedwake); HOP_NO_WAKE=1 leaves that out, for a before/after.
+	wake := os.Getenv("HOP_NO_WAKE") == ""
+	srv, err := workerserver.New(workerserver.Config{Store: hs, NATS: nc, Concurrency: pipelineConcurrency, CrossProcessWake: wake})
 	require.NoError(b, err)
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -218,7 +216,7 @@ func startPipeline(b testing.TB) *pipelineRig {
 	b.Cleanup(remote.Close)
 	// The remote client announces its commits as `roadbook api` does, on a
 	// NATS connection of its own.
-	if os.Getenv("HOP_NO_WAKE") == "" {
+	if wake {
 		rnc, err := testkit.Connect(n.URL())
 		require.NoError(b, err)
 		b.Cleanup(rnc.Close)

@@ -26,8 +26,7 @@ func TestCrossProcessWake(t *testing.T) {
 		ctx := context.Background()
 		// A poll far beyond the test's patience: only the API process's
 		// announcement can set the relay going.
-		e := start(t, func(c *workerserver.Config) { c.CrossProcessWake, c.RelayPollInterval = true, time.Hour })
-		require.Eventually(t, e.srv.RelayActive, 30*time.Second, 5*time.Millisecond)
+		e := startWaking(t)
 
 		// The API in another process: a pool and a NATS connection of its
 		// own, announcing its commits as `roadbook api` does.
@@ -43,11 +42,7 @@ func TestCrossProcessWake(t *testing.T) {
 		t.Cleanup(func() { cancel(); <-done })
 
 		// Every announcement on the wire, to tell the API's from the worker's.
-		var seen atomic.Int64
-		sub, err := nc.Subscribe(feedwake.Subject, func(*nats.Msg) { seen.Add(1) })
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = sub.Unsubscribe() })
-		require.NoError(t, nc.Flush())
+		seen := countAnnouncements(t, nc)
 
 		trips := tripstore.New(api, nil)
 		up, err := pipelinetest.Store(ctx, trips, "x.gpx", 10, "x", pipelinetest.Line(60, 10, 60.1, 10, 10), true)
@@ -69,8 +64,7 @@ func TestCrossProcessWake(t *testing.T) {
 	t.Run("a standby worker's commits wake the active relay in another worker", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		a := start(t, func(c *workerserver.Config) { c.CrossProcessWake, c.RelayPollInterval = true, time.Hour })
-		require.Eventually(t, a.srv.RelayActive, 30*time.Second, 5*time.Millisecond)
+		a := startWaking(t)
 
 		// Worker B: another process on the same database and NATS.
 		bStore := testkit.StoreAt(t, a.store.Pool().Config().ConnString())
@@ -85,12 +79,7 @@ func TestCrossProcessWake(t *testing.T) {
 		go func() { done <- b.Run(bctx) }()
 		t.Cleanup(func() { cancel(); <-done })
 
-		// Count the announcements on the wire.
-		var seen atomic.Int64
-		sub, err := nc.Subscribe(feedwake.Subject, func(*nats.Msg) { seen.Add(1) })
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = sub.Unsubscribe() })
-		require.NoError(t, nc.Flush())
+		seen := countAnnouncements(t, nc)
 
 		before := seen.Load()
 		own := tripstore.New(a.store, nil)
@@ -122,4 +111,24 @@ func TestCrossProcessWake(t *testing.T) {
 		require.ErrorIs(t, err, workerserver.ErrInvalidConfig)
 		require.ErrorContains(t, err, "eventstore.Notifier")
 	})
+}
+
+// startWaking starts a worker with CrossProcessWake and a one-hour poll,
+// and waits until its relay holds the lease.
+func startWaking(t *testing.T) *env {
+	t.Helper()
+	e := start(t, func(c *workerserver.Config) { c.CrossProcessWake, c.RelayPollInterval = true, time.Hour })
+	require.Eventually(t, e.srv.RelayActive, 30*time.Second, 5*time.Millisecond)
+	return e
+}
+
+// countAnnouncements counts every announcement on the wire from now on.
+func countAnnouncements(t *testing.T, nc *nats.Conn) *atomic.Int64 {
+	t.Helper()
+	var seen atomic.Int64
+	sub, err := nc.Subscribe(feedwake.Subject, func(*nats.Msg) { seen.Add(1) })
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	require.NoError(t, nc.Flush())
+	return &seen
 }
