@@ -187,9 +187,9 @@ func (r *pipelineRig) hops(ctx context.Context, tb testing.TB, count int) []floa
 }
 
 // crossHops is hops with the client appending through a store value of its
-// own (its own pool), as the API in another process does: the relay is then
-// woken by no in-process commit and learns of the create by polling (or by
-// whatever else reaches it across processes).
+// own (its own pool), as the API in another process does: no in-process
+// commit wakes the relay, the remote store's announcement does (feedwake,
+// startPipeline), or with HOP_NO_WAKE=1 the relay's poll.
 func (r *pipelineRig) crossHops(ctx context.Context, tb testing.TB, count int) []float64 {
 	tb.Helper()
 	saved := r.trips
