@@ -87,10 +87,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("eventstore/sqlite: open %s for reading: %w", path, translate(ctx, err))
 	}
 	return &Store{
-		cfg:    cfg,
-		w:      w,
-		r:      r,
-		wsem:   make(chan struct{}, 1),
+		cfg:  cfg,
+		w:    w,
+		r:    r,
+		wsem: make(chan struct{}, 1),
 	}, nil
 }
 
@@ -157,4 +157,3 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
-
