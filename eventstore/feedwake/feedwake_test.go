@@ -49,9 +49,9 @@ func (g rig) conn(t *testing.T) *nats.Conn {
 
 // announce starts an announcer of the store's commits on nc until the test
 // ends.
-func (g rig) announce(t *testing.T, nc *nats.Conn) *feedwake.Announcer {
+func (g rig) announce(t *testing.T, nc *nats.Conn, opts ...feedwake.Option) *feedwake.Announcer {
 	t.Helper()
-	a, err := feedwake.NewAnnouncer(nc, g.store)
+	a, err := feedwake.NewAnnouncer(nc, g.store, opts...)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -144,12 +144,7 @@ func TestFeedwake(t *testing.T) {
 		g := newRig(t)
 		var active atomic.Bool
 		active.Store(true)
-		a, err := feedwake.NewAnnouncer(g.conn(t), g.store, feedwake.SkipWhile(active.Load))
-		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { a.Run(ctx); close(done) }()
-		t.Cleanup(func() { cancel(); <-done })
+		a := g.announce(t, g.conn(t), feedwake.SkipWhile(active.Load))
 		l := g.listen(t, g.conn(t), "")
 		wake := l.Notify()
 		g.appendOne(t, "trip-1")

@@ -3,6 +3,7 @@ package feedwake
 import (
 	"errors"
 	"fmt"
+
 	"github.com/nats-io/nats.go"
 
 	"github.com/roadbook/roadbook/eventstore"

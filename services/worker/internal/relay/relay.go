@@ -233,8 +233,8 @@ const (
 //
 // Between batches it waits for the first of: a commit through this
 // process's store (the Notifier), another process's commit announced
-// (Config.Remote), the poll interval (the safety net), the time the cursor is due to be saved (CursorInterval), or
-// — when the last read said committed events are held back behind a
+// (Config.Remote), the poll interval (the safety net), the time the cursor
+// is due to be saved (CursorInterval), or — when the last read said committed events are held back behind a
 // transaction still running — a short, growing retry. Without the last, an
 // event held back by another process's transaction (another replica's
 // append, any writer on the cluster) waited a whole poll interval although

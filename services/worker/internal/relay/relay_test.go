@@ -109,23 +109,15 @@ func TestRelay(t *testing.T) {
 	t.Run("an append by another process wakes the relay at once, not at the next poll", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		url := testkit.SchemaURL(t)
-		srv, nc := testkit.NATS(t)
-		js, err := jetstream.New(nc)
-		require.NoError(t, err)
-		require.NoError(t, stream.Ensure(ctx, js, stream.DefaultOptions()))
-		g := rig{es: testkit.StoreAt(t, url), js: js}
-		remote, err := feedwake.Listen(nc, "")
+		g := newRig(t)
+		remote, err := feedwake.Listen(g.nc, "")
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = remote.Close() })
 		// A poll interval far beyond the test's patience: only the
 		// announcement of the other process's commit can relay in time.
 		r, _ := g.run(t, relay.Config{PollInterval: time.Hour, Remote: remote})
 
-		other := testkit.StoreAt(t, url) // another pool and another NATS connection: another process
-		otherNC, err := testkit.Connect(srv.URL())
-		require.NoError(t, err)
-		t.Cleanup(otherNC.Close)
+		other, otherNC := g.otherProcess(t)
 		a, err := feedwake.NewAnnouncer(otherNC, other)
 		require.NoError(t, err)
 		actx, cancel := context.WithCancel(ctx)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
@@ -17,8 +18,10 @@ import (
 // rig is a store of its own and an embedded NATS with the streams made:
 // what every relay test starts from.
 type rig struct {
-	es *postgres.Store
-	js jetstream.JetStream
+	es   *postgres.Store
+	js   jetstream.JetStream
+	nc   *nats.Conn
+	nats *testkit.NATSServer
 }
 
 func newRig(t *testing.T) rig {
@@ -30,11 +33,11 @@ func newRig(t *testing.T) rig {
 func newRigWith(t *testing.T, o stream.Options) rig {
 	t.Helper()
 	es := testkit.Store(t)
-	_, nc := testkit.NATS(t)
+	n, nc := testkit.NATS(t)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	require.NoError(t, stream.Ensure(context.Background(), js, o))
-	return rig{es: es, js: js}
+	return rig{es: es, js: js, nc: nc, nats: n}
 }
 
 // lastSeq is the last sequence of the named stream.
@@ -63,4 +66,15 @@ func (g rig) run(t *testing.T, cfg relay.Config) (r *relay.Relay, stop func()) {
 	t.Cleanup(stop)
 	require.Eventually(t, r.Active, 10*time.Second, 10*time.Millisecond)
 	return r, stop
+}
+
+// otherProcess is what another process sees of the rig: a store on the same
+// schema with a pool of its own, and a NATS connection of its own.
+func (g rig) otherProcess(t *testing.T) (*postgres.Store, *nats.Conn) {
+	t.Helper()
+	es := testkit.StoreAt(t, g.es.Pool().Config().ConnString())
+	nc, err := testkit.Connect(g.nats.URL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	return es, nc
 }
