@@ -33,6 +33,14 @@ type FeedPage struct {
 	// publishes (aggregate.Observe), so the job that a create sets off
 	// finds the trip folded.
 	Owners map[StreamID]string
+	// Wake, when set, is the channel a tailing reader waits on after this
+	// page instead of the one it took from Notify before its read. It is
+	// set on a page an append read before the reader asked for it
+	// (FeedPrefetcher): the reader's own channel was taken after that read,
+	// so a commit that fell between them would wake nobody. Wake is closed
+	// already when anything besides the append that read the page has
+	// committed through the store since, else it closes at the next commit.
+	Wake <-chan struct{}
 }
 
 // FeedPager is implemented by backends whose feed can hold committed events
@@ -43,4 +51,35 @@ type FeedPage struct {
 // DecodePayload.
 type FeedPager interface {
 	ReadFeedPage(ctx context.Context, after Cursor, limit int) (FeedPage, error)
+}
+
+// FeedPrefetcher is implemented by backends that can read a tailing
+// reader's next feed page in the round trip of an append committed through
+// them (PostgreSQL). The reader (the relay) asks for the page after its
+// cursor as soon as it knows the cursor; the next append through the store
+// then sends, behind its own COMMIT, the reader's feed read with that
+// cursor and keeps the page, and the reader's ReadFeedPage at that cursor
+// returns the kept page instead of reading (waiting a moment for it when
+// the append is still under way).
+//
+// The page is the reader's own read, only sent by someone else and
+// earlier: the same statements with the same cursor, run after the
+// commit. A page read a moment before the reader takes it is still a
+// correct read then, since the feed hands out only transactions that had
+// ended when it was read, so whatever comes after it later can only
+// follow it. What differs is the wake-up: the page carries the channel to
+// wait on after it (FeedPage.Wake), and a reader that also listens to
+// other processes' commits must have taken that channel before it asked
+// (the relay does). What it saves is the reader's round trip after a
+// commit in its own process: wake up, send the read, wait on PostgreSQL
+// (docs/BENCHMARKS.md, "Eleventh session").
+type FeedPrefetcher interface {
+	// PrefetchFeed asks that the next append committed through this store
+	// read the page after `after` (at most limit events) once it has
+	// committed. There is one request at a time: a call replaces the one
+	// before and drops a page read for it, kept or still being read,
+	// whatever its cursor (the caller may have taken wake-up channels
+	// since). One append takes the request; a reader that wants the next
+	// page asks again. A limit of 0 withdraws the request.
+	PrefetchFeed(after Cursor, limit int)
 }

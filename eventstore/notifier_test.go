@@ -40,6 +40,23 @@ func TestBroadcast(t *testing.T) {
 		default:
 		}
 	})
+
+	t.Run("a channel asked for since a generation is closed when a signal came after it, and otherwise waits for the next", func(t *testing.T) {
+		t.Parallel()
+		var b eventstore.Broadcast
+		g := b.Generation()
+		quiet := b.NotifySince(g)
+		select {
+		case <-quiet:
+			t.Fatal("no signal came, yet the channel is closed")
+		default:
+		}
+		require.Equal(t, b.Notify(), quiet, "the channel the next signal closes")
+		b.Signal()
+		require.Equal(t, g+1, b.Generation())
+		requireClosed(t, quiet)
+		requireClosed(t, b.NotifySince(g))
+	})
 }
 
 func requireClosed(t *testing.T, ch <-chan struct{}) {

@@ -50,6 +50,19 @@ func TestProcessMetrics(t *testing.T) {
 			require.Positive(t, series["process_resident_memory_bytes"])
 		})
 	}
+	t.Run("the API and the worker export their announcements of commits to the relay", func(t *testing.T) {
+		for _, addr := range []string{apiAdminAddr, workerAddr} {
+			resp, err := http.Get("http://" + addr + "/metrics")
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.NoError(t, err)
+			for _, outcome := range []string{"sent", "failed", "skipped"} {
+				series := `roadbook_feed_announcements_total{outcome="` + outcome + `"}`
+				require.True(t, strings.Contains(string(body), series), "%s /metrics has no %s", addr, series)
+			}
+		}
+	})
 	t.Run("the API's public port serves no metrics", func(t *testing.T) {
 		resp, err := http.Get("http://" + apiAddr + "/metrics")
 		require.NoError(t, err)

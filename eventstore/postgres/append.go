@@ -216,6 +216,9 @@ func (s *Store) Append(ctx context.Context, req eventstore.AppendRequest) (event
 	if req.Idempotency != nil {
 		return s.appendIdempotent(ctx, req, events)
 	}
+	if w := s.prefetch.take(); w != nil {
+		return s.appendPrefetching(ctx, req, events, w)
+	}
 	res, err := s.appendOn(ctx, s.pool, req, events)
 	if err != nil {
 		return eventstore.AppendResult{}, err
@@ -317,20 +320,37 @@ func lockedAppend(ctx context.Context, on querier, stream, query string, args ..
 	b.Queue(lockStreamSQL, stream)
 	b.Queue(query, args...)
 	br := on.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		_ = br.Close()
+	version, first, last, err = readAppended(br, 1, 0)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, nil, nil, translate("append", err)
+	}
+	return version, first, last, nil
+}
+
+// readAppended reads an append's results from its batch: the before
+// statements queued ahead of it (BEGIN, locks), its row (nil results when
+// the stream write refused, which wrote nothing), and the after statements
+// queued behind it (COMMIT). The error is PostgreSQL's, untranslated.
+func readAppended(br pgx.BatchResults, before, after int) (version, first, last *int64, err error) {
+	for range before {
+		if _, err := br.Exec(); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	err = br.QueryRow().Scan(&version, &first, &last)
 	if errors.Is(err, pgx.ErrNoRows) {
 		version, first, last, err = nil, nil, nil, nil
 	}
 	if err != nil {
-		_ = br.Close()
-		return nil, nil, nil, translate("append", err)
+		return nil, nil, nil, err
 	}
-	if err := br.Close(); err != nil {
-		return nil, nil, nil, translate("append", err)
+	for range after {
+		if _, err := br.Exec(); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	return version, first, last, nil
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/roadbook/roadbook/eventstore"
 )
@@ -34,3 +35,7 @@ const FeedSQL = feedSQL
 // FeedPageSQL is the feed page statement with the owners of the streams a
 // page begins, for the test of its plan.
 const FeedPageSQL = feedPageSQL
+
+// SetPrefetchWait sets how long a feed read waits for a page an append is
+// reading for it (prefetchWait).
+func SetPrefetchWait(s *Store, d time.Duration) { s.prefetch.wait = d }

@@ -81,17 +81,40 @@ func (s *Store) ReadFeed(ctx context.Context, after eventstore.Cursor, limit int
 
 // ReadFeedPage implements eventstore.FeedPager: the page of ReadFeed, its
 // payloads undecoded, and, in the same round trip, whether committed events
-// wait beyond it (committedAfterSQL).
+// wait beyond it (committedAfterSQL). A page an append read for this cursor
+// and limit (PrefetchFeed) is returned without a read of its own.
 func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit int) (eventstore.FeedPage, error) {
 	if limit <= 0 || limit > MaxFeedLimit {
 		return eventstore.FeedPage{Next: after}, &eventstore.InvalidError{Field: "limit", Reason: fmt.Sprintf("%d, want 1..%d", limit, MaxFeedLimit)}
 	}
-	tx := strconv.FormatUint(after.TxID, 10)
+	if p, ok := s.prefetch.use(ctx, after, limit); ok {
+		return p, nil
+	}
 	b := &pgx.Batch{}
-	b.Queue(feedPageSQL, tx, after.Position, limit)
-	b.Queue(committedAfterSQL, tx, after.Position, limit)
+	queueFeedPage(b, after, limit)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
+	p, err := readFeedPage(br, after)
+	if err != nil {
+		return p, err
+	}
+	if err := br.Close(); err != nil {
+		return eventstore.FeedPage{Next: after}, translate("read feed", err)
+	}
+	return p, nil
+}
+
+// queueFeedPage queues ReadFeedPage's two statements: the page
+// (feedPageSQL) and the count that says whether more wait
+// (committedAfterSQL).
+func queueFeedPage(b *pgx.Batch, after eventstore.Cursor, limit int) {
+	tx := strconv.FormatUint(after.TxID, 10)
+	b.Queue(feedPageSQL, tx, after.Position, limit)
+	b.Queue(committedAfterSQL, tx, after.Position, limit)
+}
+
+// readFeedPage reads the results of queueFeedPage's statements from br.
+func readFeedPage(br pgx.BatchResults, after eventstore.Cursor) (eventstore.FeedPage, error) {
 	rows, err := br.Query()
 	if err != nil {
 		return eventstore.FeedPage{Next: after}, translate("read feed", err)
@@ -104,9 +127,6 @@ func (s *Store) ReadFeedPage(ctx context.Context, after eventstore.Cursor, limit
 	}
 	var committed int
 	if err := br.QueryRow().Scan(&committed); err != nil {
-		return eventstore.FeedPage{Next: after}, translate("read feed", err)
-	}
-	if err := br.Close(); err != nil {
 		return eventstore.FeedPage{Next: after}, translate("read feed", err)
 	}
 	cursors := make([]eventstore.Cursor, len(events))

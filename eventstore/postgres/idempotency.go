@@ -135,15 +135,10 @@ func readKeyedBatch(br pgx.BatchResults) (keyRecord, *eventstore.AppendResult, e
 	case !errors.Is(err, pgx.ErrNoRows):
 		return rec, nil, err
 	}
-	if _, err := br.Exec(); err != nil { // the stream's lock
-		return rec, nil, err
-	}
-	var version, first, last *int64
-	err = br.QueryRow().Scan(&version, &first, &last)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return rec, nil, err
-	}
-	if _, err := br.Exec(); err != nil { // COMMIT: an empty transaction when nothing was appended
+	// The stream's lock, the append, and COMMIT: an empty transaction when
+	// nothing was appended.
+	version, first, last, err := readAppended(br, 1, 1)
+	if err != nil {
 		return rec, nil, err
 	}
 	if version == nil || first == nil || last == nil {

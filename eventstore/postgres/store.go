@@ -20,6 +20,9 @@ type Store struct {
 
 	// wake is the in-process wake-up of feed readers (Notify).
 	wake eventstore.Broadcast
+	// prefetch is the feed reader's request for its next page and the page
+	// an append read for it (PrefetchFeed).
+	prefetch prefetch
 }
 
 var (

@@ -90,7 +90,7 @@ func (s *Session) Call(ctx context.Context, tool string, args any) (Result, erro
 		return r, fmt.Errorf("%w: %s: %v", ErrProtocol, tool, err)
 	}
 	if err != nil {
-		s.stats.record(tool, r.Latency, "protocol")
+		s.stats.record(tool, r.Latency, "protocol", err.Error())
 		return r, fmt.Errorf("%w: %s: %v", ErrProtocol, tool, err)
 	}
 	r.IsError = res.IsError
@@ -101,16 +101,18 @@ func (s *Session) Call(ctx context.Context, tool string, args any) (Result, erro
 	}
 	var v map[string]any
 	_ = json.Unmarshal([]byte(r.Text), &v)
+	message := ""
 	if r.IsError {
 		if e, ok := v["error"].(map[string]any); ok {
 			r.Code, _ = e["code"].(string)
+			message, _ = e["message"].(string)
 		}
 		if r.Code == "" {
-			r.Code = "unknown"
+			r.Code, message = "unknown", r.Text
 		}
 	} else {
 		r.Data = v
 	}
-	s.stats.record(tool, r.Latency, r.Code)
+	s.stats.record(tool, r.Latency, r.Code, message)
 	return r, nil
 }

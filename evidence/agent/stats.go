@@ -8,20 +8,42 @@ import (
 	"time"
 )
 
-// Stats collects every call's latency and outcome per tool. Safe for
-// concurrent use; a nil *Stats records nothing.
+// Stats collects every call's latency and outcome per tool, and the first
+// few failed calls of each tool and code as they were answered
+// (Failures). Safe for concurrent use; a nil *Stats records nothing.
 type Stats struct {
-	mu      sync.Mutex
-	latency map[string][]time.Duration
-	codes   map[string]map[string]int
+	mu       sync.Mutex
+	latency  map[string][]time.Duration
+	codes    map[string]map[string]int
+	failures map[[2]string][]Failure
+}
+
+// FailureSamples is how many failed calls Stats keeps per tool and code: a
+// count says that calls failed, the first answers say why, and a run of
+// thousands of expected refusals (version_conflict) must not fill memory.
+const FailureSamples = 3
+
+// Failure is one failed call as the agent saw it.
+type Failure struct {
+	// At is when the answer came.
+	At   time.Time
+	Tool string
+	// Code is the tool error's code, or "protocol".
+	Code string
+	// Message is the tool error's message, or the protocol error.
+	Message string
+	Latency time.Duration
 }
 
 // NewStats is an empty collector.
 func NewStats() *Stats {
-	return &Stats{latency: map[string][]time.Duration{}, codes: map[string]map[string]int{}}
+	return &Stats{latency: map[string][]time.Duration{}, codes: map[string]map[string]int{}, failures: map[[2]string][]Failure{}}
 }
 
-func (s *Stats) record(tool string, d time.Duration, code string) {
+// record counts a call of tool that took d and ended with code ("" for a
+// success) and, for the first FailureSamples failures of that tool and
+// code, keeps message.
+func (s *Stats) record(tool string, d time.Duration, code, message string) {
 	if s == nil {
 		return
 	}
@@ -33,8 +55,25 @@ func (s *Stats) record(tool string, d time.Duration, code string) {
 	}
 	if code == "" {
 		code = "ok"
+	} else if k := [2]string{tool, code}; len(s.failures[k]) < FailureSamples {
+		s.failures[k] = append(s.failures[k], Failure{At: time.Now(), Tool: tool, Code: code, Message: message, Latency: d})
 	}
 	s.codes[tool][code]++
+}
+
+// Failures are the failed calls kept (at most FailureSamples per tool and
+// code) whose code is one of codes, in the order they were answered.
+func (s *Stats) Failures(codes ...string) []Failure {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Failure
+	for k, fs := range s.failures {
+		if slices.Contains(codes, k[1]) {
+			out = append(out, fs...)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
 }
 
 // ToolRow is one tool's figures.

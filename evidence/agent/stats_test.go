@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -15,9 +16,9 @@ func TestStats(t *testing.T) {
 		if i%10 == 0 {
 			code = "version_conflict"
 		}
-		s.record("get_trip", time.Duration(i)*time.Millisecond, code)
+		s.record("get_trip", time.Duration(i)*time.Millisecond, code, fmt.Sprintf("conflict %d", i))
 	}
-	s.record("create_trip", time.Second, "protocol")
+	s.record("create_trip", time.Second, "protocol", "connection reset")
 	rows := s.Rows()
 
 	t.Run("rows are per tool, sorted", func(t *testing.T) {
@@ -40,7 +41,20 @@ func TestStats(t *testing.T) {
 	t.Run("a nil collector records nothing and does not panic", func(t *testing.T) {
 		t.Parallel()
 		var n *Stats
-		n.record("x", time.Second, "")
+		n.record("x", time.Second, "", "")
+	})
+	t.Run("the first failures of each tool and code are kept with their message, in the order they came", func(t *testing.T) {
+		t.Parallel()
+		fs := s.Failures("version_conflict", "protocol")
+		require.Len(t, fs, FailureSamples+1, "three of ten conflicts, the one protocol error")
+		var msgs []string
+		for _, f := range fs {
+			msgs = append(msgs, f.Tool+": "+f.Code+": "+f.Message)
+		}
+		require.Equal(t, []string{"get_trip: version_conflict: conflict 10", "get_trip: version_conflict: conflict 20",
+			"get_trip: version_conflict: conflict 30", "create_trip: protocol: connection reset"}, msgs)
+		require.Equal(t, 10*time.Millisecond, fs[0].Latency)
+		require.Empty(t, s.Failures("internal"), "only the codes asked for")
 	})
 }
 

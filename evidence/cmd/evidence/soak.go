@@ -60,7 +60,7 @@ func soak(ctx context.Context, log *slog.Logger, o soakOptions, results string, 
 	}
 	d := demand{trips: len(ledger.Created), deleted: len(ledger.Deleted), appended: appended,
 		nominatim: c.Nominatim.Requests.Load() + c.Nominatim.Refused.Load()}
-	r := soakResult(o, ran, stats, lr, smp, rep, settleErr)
+	r := soakResult(o, started, ran, stats, lr, smp, rep, settleErr)
 	r.Tables = append(r.Tables, demandTable(d, ran, smp, o.agents))
 	if halvesOK {
 		r.Tables = append(r.Tables, costTable(rStart, rMid, rEnd, smp),
@@ -73,7 +73,7 @@ func soak(ctx context.Context, log *slog.Logger, o soakOptions, results string, 
 	return nil
 }
 
-func soakResult(o soakOptions, ran time.Duration, stats *agent.Stats, lr *loadResult, smp []cluster.Sample, rep audit.Report, settleErr error) report.Result {
+func soakResult(o soakOptions, started time.Time, ran time.Duration, stats *agent.Stats, lr *loadResult, smp []cluster.Sample, rep audit.Report, settleErr error) report.Result {
 	r := report.Result{Kind: o.kind, Date: time.Now().UTC().Format("2006-01-02T15:04Z"),
 		Command: fmt.Sprintf("make soak DURATION=%s AGENTS=%d", o.duration, o.agents)}
 	if o.kind != "soak" {
@@ -86,11 +86,12 @@ func soakResult(o soakOptions, ran time.Duration, stats *agent.Stats, lr *loadRe
 	tools := report.Table{Title: "Per tool (latency as the agent measured it, MCP → API → store)",
 		Header: []string{"tool", "calls", "errors", "error rate", "p50 ms", "p99 ms", "max ms", "outcomes"}}
 	var calls, errs, broken int
+	brokenCodes := []string{"protocol", "internal", "unknown", "unavailable"}
 	for _, row := range stats.Rows() {
 		e := row.Calls - row.Codes["ok"]
 		calls += row.Calls
 		errs += e
-		for _, code := range []string{"protocol", "internal", "unknown", "unavailable"} {
+		for _, code := range brokenCodes {
 			broken += row.Codes[code]
 		}
 		tools.Rows = append(tools.Rows, []string{row.Tool, fmt.Sprint(row.Calls), fmt.Sprint(e), pct(e, row.Calls),
@@ -103,6 +104,14 @@ func soakResult(o soakOptions, ran time.Duration, stats *agent.Stats, lr *loadRe
 	)
 	r.Notes = append(r.Notes, buildNote())
 	r.Tables = append(r.Tables, tools)
+	if fs := stats.Failures(brokenCodes...); len(fs) > 0 {
+		t := report.Table{Title: fmt.Sprintf("Calls the check counts against the system, as answered (the first %d per tool and code)", agent.FailureSamples),
+			Header: []string{"at (s into the run)", "tool", "code", "ms", "message"}}
+		for _, f := range fs {
+			t.Rows = append(t.Rows, []string{fmt.Sprintf("%.1f", f.At.Sub(started).Seconds()), f.Tool, f.Code, ms(f.Latency), f.Message})
+		}
+		r.Tables = append(r.Tables, t)
+	}
 	if len(lr.errKinds) > 0 {
 		t := report.Table{Title: "Failed agent cycles, by first failing step", Header: []string{"step / code", "cycles"}}
 		keys := make([]string, 0, len(lr.errKinds))

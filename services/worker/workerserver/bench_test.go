@@ -158,9 +158,12 @@ func hopComparison(ctx context.Context, b *testing.B, rig *pipelineRig, river *r
 }
 
 // The hop comparison: hopRounds rounds of hopsPerRound sequential hops per
-// side, alternating.
+// side, alternating. Fifteen rounds (600 hops a side, about 6 s) since the
+// eleventh session: with five, two runs of one binary a minute apart gave
+// ratios as far apart as 0.90 and 1.13, and the p50 of 600 hops moves less
+// (docs/BENCHMARKS.md, "Eleventh session").
 const (
-	hopRounds    = 5
+	hopRounds    = 15
 	hopsPerRound = 40
 )
 

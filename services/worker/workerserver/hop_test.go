@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +33,10 @@ type hopStore struct {
 	// last of the work a create sets off when no geocoder is configured.
 	settled map[eventstore.StreamID]chan struct{}
 	trace   *hopTrace
+	// noPrefetch makes the store refuse the relay's requests for its next
+	// page (BenchmarkHopPrefetch's "off" rounds): every page is then the
+	// relay's own read, as before the eleventh session.
+	noPrefetch atomic.Bool
 }
 
 func newHopStore(es *postgres.Store) *hopStore {
@@ -121,6 +126,16 @@ func (s *hopStore) ReadFeedPage(ctx context.Context, after eventstore.Cursor, li
 		t.feed(start, end, p.Events)
 	}
 	return p, err
+}
+
+// PrefetchFeed passes the relay's request on, or withdraws any while
+// noPrefetch is set.
+func (s *hopStore) PrefetchFeed(after eventstore.Cursor, limit int) {
+	if s.noPrefetch.Load() {
+		s.Store.PrefetchFeed(eventstore.Cursor{}, 0)
+		return
+	}
+	s.Store.PrefetchFeed(after, limit)
 }
 
 func (s *hopStore) SaveCursor(ctx context.Context, reader string, c eventstore.Cursor) error {

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/roadbook/roadbook/eventstore"
+	"github.com/roadbook/roadbook/eventstore/feedwake"
 	eventsv1 "github.com/roadbook/roadbook/proto/gen/roadbook/events/v1"
 	"github.com/roadbook/roadbook/services/worker/internal/consumer"
 	"github.com/roadbook/roadbook/services/worker/internal/job"
@@ -39,6 +40,9 @@ type metrics struct {
 	natsMoves prometheus.Counter
 	// lagOf is the relay the lag gauge reads (set by Run).
 	lagOf atomic.Pointer[relay.Relay]
+	// announcerOf is the announcer MetricFeedAnnouncements reads (set by
+	// Run with CrossProcessWake).
+	announcerOf atomic.Pointer[feedwake.Announcer]
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -68,7 +72,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	for _, k := range failureKinds {
 		m.failures.WithLabelValues(string(k)) // every series exists from the start, so increase() sees the first one
 	}
-	for _, c := range []prometheus.Collector{m.relayed, m.requeued, m.ready, m.jobs, m.duration, m.failures, m.relayLag, m.natsMoves} {
+	announcements := newFeedAnnouncements(m.announcerOf.Load)
+	for _, c := range []prometheus.Collector{m.relayed, m.requeued, m.ready, m.jobs, m.duration, m.failures, m.relayLag, m.natsMoves, announcements} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -313,6 +313,9 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	defer wake.close()
+	if wake.announcer != nil {
+		s.metrics.announcerOf.Store(wake.announcer)
+	}
 	rl, err := relay.New(relay.Config{
 		Store: s.cfg.Store, JS: s.js, Lease: lease, PollInterval: s.cfg.RelayPollInterval, Remote: wake.remote,
 		Logger: s.cfg.Logger, AfterPublish: s.cfg.AfterPublish,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
@@ -26,7 +27,8 @@ func TestCrossProcessWake(t *testing.T) {
 		ctx := context.Background()
 		// A poll far beyond the test's patience: only the API process's
 		// announcement can set the relay going.
-		e := startWaking(t)
+		reg := prometheus.NewRegistry()
+		e := startWaking(t, func(c *workerserver.Config) { c.Registry = reg })
 
 		// The API in another process: a pool and a NATS connection of its
 		// own, announcing its commits as `roadbook api` does.
@@ -59,6 +61,12 @@ func TestCrossProcessWake(t *testing.T) {
 		require.NoError(t, nc.Flush())
 		time.Sleep(100 * time.Millisecond)
 		require.Equal(t, an.Sent(), seen.Load(), "only the API's commits were announced")
+
+		// The worker's MetricFeedAnnouncements says so too.
+		counts := announcementCounts(t, reg)
+		require.Zero(t, counts["sent"], "the worker announced none of its commits")
+		require.Zero(t, counts["failed"])
+		require.Positive(t, counts["skipped"], "its results were left out while its relay held the lease")
 	})
 
 	t.Run("a standby worker's commits wake the active relay in another worker", func(t *testing.T) {
@@ -113,11 +121,16 @@ func TestCrossProcessWake(t *testing.T) {
 	})
 }
 
-// startWaking starts a worker with CrossProcessWake and a one-hour poll,
-// and waits until its relay holds the lease.
-func startWaking(t *testing.T) *env {
+// startWaking starts a worker with CrossProcessWake and a one-hour poll
+// (and then mutate, when given), and waits until its relay holds the lease.
+func startWaking(t *testing.T, mutate ...func(*workerserver.Config)) *env {
 	t.Helper()
-	e := start(t, func(c *workerserver.Config) { c.CrossProcessWake, c.RelayPollInterval = true, time.Hour })
+	e := start(t, func(c *workerserver.Config) {
+		c.CrossProcessWake, c.RelayPollInterval = true, time.Hour
+		for _, m := range mutate {
+			m(c)
+		}
+	})
 	require.Eventually(t, e.srv.RelayActive, 30*time.Second, 5*time.Millisecond)
 	return e
 }
@@ -131,4 +144,26 @@ func countAnnouncements(t *testing.T, nc *nats.Conn) *atomic.Int64 {
 	t.Cleanup(func() { _ = sub.Unsubscribe() })
 	require.NoError(t, nc.Flush())
 	return &seen
+}
+
+// announcementCounts reads MetricFeedAnnouncements from reg, by outcome.
+func announcementCounts(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != workerserver.MetricFeedAnnouncements {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" {
+					out[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	require.Len(t, out, 3, "sent, failed and skipped")
+	return out
 }

@@ -148,8 +148,10 @@ func RunAPI(ctx context.Context, args []string, _, stderr io.Writer) error {
 	announced := make(chan struct{})
 	go func() { announcer.Run(actx); close(announced) }()
 	defer func() { stopAnnouncing(); <-announced }()
+	reg := processRegistry()
+	reg.MustRegister(workerserver.FeedAnnouncements(announcer))
 	api, err := apiserver.New(apiserver.Config{Store: store, NATS: nc, Verifier: verifier, PublicBaseURL: *baseURL,
-		TrustedProxyHops: *hops, Logger: log, Registry: processRegistry(), TracerProvider: tr.Provider, PageTokenKey: pageTokens})
+		TrustedProxyHops: *hops, Logger: log, Registry: reg, TracerProvider: tr.Provider, PageTokenKey: pageTokens})
 	if err != nil {
 		return err
 	}

@@ -113,9 +113,12 @@ type Relay struct {
 	notifier eventstore.Notifier
 	// pager, when the store has one, says when committed events wait
 	// behind a transaction still running (eventstore.FeedPage.HeldBack).
-	pager     eventstore.FeedPager
-	active    atomic.Bool
-	published atomic.Int64
+	pager eventstore.FeedPager
+	// prefetcher, when the store has one, reads the next page in the
+	// round trip of the next append through it (eventstore.FeedPrefetcher).
+	prefetcher eventstore.FeedPrefetcher
+	active     atomic.Bool
+	published  atomic.Int64
 	// pendingSince is when the oldest event read but not yet relayed was
 	// recorded (unix nanoseconds; 0: caught up), for Lag.
 	pendingSince atomic.Int64
@@ -160,6 +163,7 @@ func New(cfg Config) (*Relay, error) {
 	r := &Relay{cfg: cfg, tracer: cfg.TracerProvider.Tracer(TracerName)}
 	r.notifier, _ = cfg.Store.(eventstore.Notifier)
 	r.pager, _ = cfg.Store.(eventstore.FeedPager)
+	r.prefetcher, _ = cfg.Store.(eventstore.FeedPrefetcher)
 	return r, nil
 }
 
@@ -234,12 +238,19 @@ const (
 // Between batches it waits for the first of: a commit through this
 // process's store (the Notifier), another process's commit announced
 // (Config.Remote), the poll interval (the safety net), the time the cursor
-// is due to be saved (CursorInterval), or — when the last read said committed events are held back behind a
-// transaction still running — a short, growing retry. Without the last, an
-// event held back by another process's transaction (another replica's
-// append, any writer on the cluster) waited a whole poll interval although
-// it became readable a millisecond later: the p99 of the pipeline hop was
-// the poll interval (docs/BENCHMARKS.md, pipeline hop).
+// is due to be saved (CursorInterval), or — when the last read said
+// committed events are held back behind a transaction still running — a
+// short, growing retry. Without the last, an event held back by another
+// process's transaction (another replica's append, any writer on the
+// cluster) waited a whole poll interval although it became readable a
+// millisecond later: the p99 of the pipeline hop was the poll interval
+// (docs/BENCHMARKS.md, pipeline hop).
+//
+// Every channel it waits on was taken before the read the wait follows, so
+// a commit that read did not see wakes it. For a page an append read
+// (eventstore.FeedPrefetcher) that read came before this loop's Notify:
+// the page brings its own in-process channel (FeedPage.Wake), and the
+// remote one is taken when the step asks for the page (stepResult).
 func (r *Relay) tail(ctx context.Context) pendingCursor {
 	c, err := r.loadCursor(ctx)
 	if err != nil {
@@ -252,20 +263,31 @@ func (r *Relay) tail(ctx context.Context) pendingCursor {
 	var head *eventsHead
 	backoff := 50 * time.Millisecond
 	retry := heldBackRetry
+	// remote is the channel of other processes' commits for the next wait,
+	// taken before the read that wait follows: at the top of the loop, or
+	// (kept from the step before) when that step asked the store for the
+	// next page, which an append may then read before this loop comes
+	// round (stepResult.remote).
+	var remote <-chan struct{}
+	defer func() {
+		if r.prefetcher != nil {
+			r.prefetcher.PrefetchFeed(eventstore.Cursor{}, 0) // a standby asks for nothing
+		}
+	}()
 	for ctx.Err() == nil {
 		if cur.n > 0 && time.Since(cur.savedAt) >= r.cfg.CursorInterval {
 			r.save(ctx, &cur)
 		}
-		var wake, remote <-chan struct{}
+		var wake <-chan struct{}
 		if r.notifier != nil {
 			wake = r.notifier.Notify() // before the read: no commit falls between
 		}
-		if r.cfg.Remote != nil {
+		if remote == nil && r.cfg.Remote != nil {
 			remote = r.cfg.Remote.Notify()
 		}
-		next, n, held, err := r.step(ctx, cur.cursor, &head)
+		res, err := r.step(ctx, cur.cursor, &head)
 		if err != nil {
-			head = nil
+			head, remote = nil, nil
 			if ctx.Err() == nil {
 				r.cfg.Logger.Warn("relay batch failed; retrying", slog.Any("error", err), slog.Duration("backoff", backoff))
 			}
@@ -274,12 +296,16 @@ func (r *Relay) tail(ctx context.Context) pendingCursor {
 			continue
 		}
 		backoff = 50 * time.Millisecond
-		cur.cursor, cur.n = next, cur.n+n
-		if n == r.cfg.BatchSize {
+		cur.cursor, cur.n = res.next, cur.n+res.n
+		if res.wake != nil {
+			wake = res.wake // the page was read before this loop's Notify
+		}
+		if res.n == r.cfg.BatchSize {
+			remote = res.remote
 			continue // more is waiting
 		}
 		wait := r.cfg.PollInterval
-		if held {
+		if res.held {
 			wait = min(retry, r.cfg.PollInterval)
 			retry = min(retry*2, heldBackMaxRetry)
 		} else {
@@ -296,6 +322,7 @@ func (r *Relay) tail(ctx context.Context) pendingCursor {
 		case <-t.C:
 		}
 		t.Stop()
+		remote = res.remote
 	}
 	return cur
 }
@@ -360,44 +387,74 @@ func (r *Relay) loadCursor(ctx context.Context) (eventstore.Cursor, error) {
 	}
 }
 
+// stepResult is what one step did: the cursor after the batch and its
+// size, whether the read found committed events held back, and the
+// wake-up channels the read leaves the loop (see tail).
+type stepResult struct {
+	next eventstore.Cursor
+	n    int
+	held bool
+	// wake, when set, replaces the loop's in-process channel for the
+	// wait after this step: the page was read by an append before the
+	// loop took its own (eventstore.FeedPage.Wake).
+	wake <-chan struct{}
+	// remote is the other processes' channel taken when the step asked
+	// the store for the next page, for the wait after the next step; nil
+	// when it did not ask.
+	remote <-chan struct{}
+}
+
 // step relays one batch after cursor: publish everything and await every
 // ack, while still holding the lease; the caller saves the cursor it
-// returns (never before the acks). held reports that the read found
-// committed events held back. *head, when nil, is read from JetStream
-// first; the caller sets it to nil after a failure.
-func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor, head **eventsHead) (eventstore.Cursor, int, bool, error) {
+// returns (never before the acks). *head, when nil, is read from
+// JetStream first; the caller sets it to nil after a failure.
+//
+// As soon as the read returns, the step asks the store to read the page
+// after it with the next append through it (eventstore.FeedPrefetcher), so
+// that a commit made while this batch is published, or while the relay
+// then waits, brings its page with it. The remote channel is taken first:
+// the page such an append reads comes after it.
+func (r *Relay) step(ctx context.Context, cursor eventstore.Cursor, head **eventsHead) (stepResult, error) {
 	p, err := r.read(ctx, cursor)
 	if err != nil {
-		return cursor, 0, false, fmt.Errorf("read feed: %w", err)
+		return stepResult{next: cursor}, fmt.Errorf("read feed: %w", err)
 	}
-	batch, next, held := p.Events, p.Next, p.HeldBack
+	res := stepResult{next: p.Next, held: p.HeldBack, wake: p.Wake}
+	if r.prefetcher != nil {
+		if r.cfg.Remote != nil {
+			res.remote = r.cfg.Remote.Notify()
+		}
+		r.prefetcher.PrefetchFeed(p.Next, r.cfg.BatchSize)
+	}
+	batch := p.Events
 	if len(batch) == 0 {
 		r.pendingSince.Store(0)
-		return cursor, 0, held, nil
+		return res, nil
 	}
 	r.pendingSince.Store(batch[0].RecordedAt.UnixNano())
 	if *head == nil {
 		h, err := r.readEventsHead(ctx)
 		if err != nil {
-			return cursor, 0, false, err
+			return stepResult{next: cursor}, err
 		}
 		*head = &h
 	}
 	if err := r.publish(ctx, p, *head); err != nil {
-		return cursor, 0, false, err
+		return stepResult{next: cursor}, err
 	}
 	if r.cfg.AfterPublish != nil {
 		r.cfg.AfterPublish(batch)
 	}
 	if ctx.Err() != nil {
-		return cursor, 0, false, ctx.Err() // lease lost: the next holder relays again
+		return stepResult{next: cursor}, ctx.Err() // lease lost: the next holder relays again
 	}
 	r.published.Add(int64(len(batch)))
 	r.pendingSince.Store(0)
 	if r.cfg.OnRelayed != nil {
 		r.cfg.OnRelayed(batch)
 	}
-	return next, len(batch), held, nil
+	res.n = len(batch)
+	return res, nil
 }
 
 // publish sends the page's events in feed order (per-stream order holds on

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/trip"
-	"github.com/roadbook/roadbook/eventstore/feedwake"
 	"github.com/roadbook/roadbook/eventstore/pgtest"
 	"github.com/roadbook/roadbook/services/worker/internal/pipelinetest"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
@@ -110,20 +109,12 @@ func TestRelay(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
 		g := newRig(t)
-		remote, err := feedwake.Listen(g.nc, "")
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = remote.Close() })
+		remote := g.listener(t)
 		// A poll interval far beyond the test's patience: only the
 		// announcement of the other process's commit can relay in time.
 		r, _ := g.run(t, relay.Config{PollInterval: time.Hour, Remote: remote})
 
-		other, otherNC := g.otherProcess(t)
-		a, err := feedwake.NewAnnouncer(otherNC, other)
-		require.NoError(t, err)
-		actx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { a.Run(actx); close(done) }()
-		t.Cleanup(func() { cancel(); <-done })
+		other := g.announcingProcess(t)
 
 		api := tripstore.New(other, nil)
 		up, err := pipelinetest.Store(ctx, api, "x.gpx", 10, "x", pipelinetest.Line(60, 10, 60.1, 10, 10), true)

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
+	"github.com/roadbook/roadbook/eventstore/feedwake"
 	"github.com/roadbook/roadbook/eventstore/postgres"
 	"github.com/roadbook/roadbook/services/worker/internal/relay"
 	"github.com/roadbook/roadbook/services/worker/internal/stream"
@@ -77,4 +78,29 @@ func (g rig) otherProcess(t *testing.T) (*postgres.Store, *nats.Conn) {
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	return es, nc
+}
+
+// listener hears the other processes' announcements, as a worker does
+// (feedwake.Listener, for relay.Config.Remote); closed when t ends.
+func (g rig) listener(t *testing.T) *feedwake.Listener {
+	t.Helper()
+	l, err := feedwake.Listen(g.nc, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	return l
+}
+
+// announcingProcess is otherProcess's store with its commits announced
+// over its own connection, as `roadbook api` does (feedwake.Announcer),
+// until t ends.
+func (g rig) announcingProcess(t *testing.T) *postgres.Store {
+	t.Helper()
+	other, nc := g.otherProcess(t)
+	a, err := feedwake.NewAnnouncer(nc, other)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { a.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return other
 }
