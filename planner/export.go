@@ -40,6 +40,13 @@ func (p *Planner) Export(ctx context.Context, s trip.State, format Format, stage
 	if stage != nil && int(*stage) >= len(t.Stages) {
 		return File{}, &InvalidError{Field: "stageIndex", Message: fmt.Sprintf("no such stage (the trip has %d)", len(t.Stages))}
 	}
+	if stage != nil && t.Stages[*stage].RestDay && format != FormatText {
+		// A rest day has no track: a GPX or FIT file of it would be empty,
+		// and "no stages yet" would send the rider looking for the wrong
+		// cause.
+		return File{}, &InvalidError{Field: "stageIndex", Message: fmt.Sprintf(
+			"day %d is a rest day: it has no track for a GPX or FIT file (its text export lists the day)", *stage+1)}
+	}
 	var buf bytes.Buffer
 	name := "roadbook"
 	if stage != nil {
@@ -63,8 +70,12 @@ func (p *Planner) Export(ctx context.Context, s trip.State, format Format, stage
 			err = export.WriteTripFIT(&buf, t, fitOpts)
 		}
 	case FormatText:
-		out.Name, out.ContentType = "roadbook.txt", "text/plain; charset=utf-8"
-		err = export.WriteText(&buf, t)
+		out.Name, out.ContentType = name+".txt", "text/plain; charset=utf-8"
+		if stage != nil {
+			err = export.WriteStageText(&buf, t, int(*stage))
+		} else {
+			err = export.WriteText(&buf, t)
+		}
 	default:
 		return File{}, &InvalidError{Field: "format", Message: "must be GPX, FIT or TEXT"}
 	}

@@ -122,6 +122,19 @@ func TestDevEndToEnd(t *testing.T) {
 		require.Contains(t, string(b), "<gpx")
 	})
 
+	t.Run("one day's text export, its flags before the trip id, is that day alone", func(t *testing.T) {
+		out, errOut, code := cli(t, "trip", "export", "--data-dir", dir, "--format", "text", "--stage", "1", tripID)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, " · Day 1 of ")
+		require.Contains(t, out, "\nDay 1: ")
+		require.NotContains(t, out, "Day 2:")
+		require.NotContains(t, out, "Budget:")
+		_, errOut, code = cli(t, "trip", "export", tripID, "--data-dir", dir, "--format", "text", "--stage", "99")
+		require.Equal(t, 1, code)
+		require.Contains(t, errOut, "invalid_argument: --stage: no such stage (the trip has ", "the error names the flag typed, not the API's field")
+		require.NotContains(t, errOut, "stageIndex")
+	})
+
 	t.Run("a token minted for another user sees none of the dev user's trips", func(t *testing.T) {
 		tok, errOut, code := cli(t, "token", "--data-dir", dir, "--user", "bob")
 		require.Equal(t, 0, code, errOut)

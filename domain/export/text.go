@@ -118,48 +118,103 @@ func WriteText(w io.Writer, t Trip) error {
 		return ErrNoStages
 	}
 	bw := bufio.NewWriter(w)
-	title := cleanText(t.Title)
-	if title == "" {
-		title = "Untitled trip"
-	}
-	source := cleanText(t.SourceURL)
-	if source == "" {
-		source = "uploaded file"
-	}
+	title, source := textTitle(t)
 
 	var total route.Totals
 	var budgetMin, budgetMax float64
 	eleKnown := true
-	lines := make([]string, 0, len(t.Stages))
 	for i, s := range t.Stages {
 		lo, hi := stageBudget(t.Stages, i)
 		budgetMin += lo
 		budgetMax += hi
-		var what string
-		if s.RestDay {
-			what = "rest day"
-		} else {
+		if !s.RestDay {
 			total.Add(s.DistanceM, s.AscentM, s.DescentM)
 			eleKnown = eleKnown && !s.ElevationUnknown
-			what = formatKm(s.DistanceM) + ", " + formatClimb(s.AscentM, s.DescentM, !s.ElevationUnknown)
 		}
-		lines = append(lines, fmt.Sprintf("%s: %s, %s, %s", dayLabel(s, i), what, stageLodging(t.Stages, i), formatRange(lo, hi)))
 	}
 
 	fmt.Fprintf(bw, "%s\nTotal: %s, %s\nSource: %s\n", title, formatKm(total.DistanceM), formatClimb(total.AscentM, total.DescentM, eleKnown), source)
-	dated := slices.ContainsFunc(t.Stages, func(s Stage) bool { return !s.Date.IsZero() })
+	dated := tripDated(t)
 	if !dated {
-		fmt.Fprintln(bw, "Weather: the trip has no dates, so there is no forecast")
+		fmt.Fprintln(bw, noDatesLine)
 	}
 	fmt.Fprintln(bw)
-	for i, l := range lines {
-		fmt.Fprintln(bw, l)
-		for _, d := range dayDetails(t.Stages[i], dated) {
-			fmt.Fprintln(bw, "  "+d)
-		}
+	for i := range t.Stages {
+		writeDay(bw, t.Stages, i, dated)
 	}
 	fmt.Fprintf(bw, "\nBudget: %s\n", formatRange(budgetMin, budgetMax))
 	return bw.Flush()
+}
+
+// WriteStageText writes the text roadbook of the stage at position i (from
+// 0, rest days counted): what a rider prints or keeps on the phone for one
+// day. Its format, as WriteText's for that day:
+//
+//	<title, or "Untitled trip"> · Day <i+1> of <stages>
+//	Source: <source URL, or "uploaded file">
+//	[Weather: the trip has no dates, so there is no forecast]         (no stage dated)
+//	<blank line>
+//	<the day's line and its indented lines, as in WriteText>
+//
+// The day's line carries its budget, so there is no Budget line; the
+// header names the day's place in the trip, which a dated day's line does
+// not. A position outside the trip is ErrNoSuchStage.
+func WriteStageText(w io.Writer, t Trip, i int) error {
+	if err := t.validate(); err != nil {
+		return err
+	}
+	if len(t.Stages) == 0 {
+		return ErrNoStages
+	}
+	if i < 0 || i >= len(t.Stages) {
+		return fmt.Errorf("%w: position %d, the trip has %d stages", ErrNoSuchStage, i, len(t.Stages))
+	}
+	bw := bufio.NewWriter(w)
+	title, source := textTitle(t)
+	fmt.Fprintf(bw, "%s · Day %d of %d\nSource: %s\n", title, i+1, len(t.Stages), source)
+	dated := tripDated(t)
+	if !dated {
+		fmt.Fprintln(bw, noDatesLine)
+	}
+	fmt.Fprintln(bw)
+	writeDay(bw, t.Stages, i, dated)
+	return bw.Flush()
+}
+
+// noDatesLine is said once, in the header, for a trip with no dated day.
+const noDatesLine = "Weather: the trip has no dates, so there is no forecast"
+
+// textTitle is the title and the source as the text roadbook writes them.
+func textTitle(t Trip) (title, source string) {
+	title, source = cleanText(t.Title), cleanText(t.SourceURL)
+	if title == "" {
+		title = "Untitled trip"
+	}
+	if source == "" {
+		source = "uploaded file"
+	}
+	return title, source
+}
+
+// tripDated reports whether any day has a date: only then is a day without
+// weather said to have none.
+func tripDated(t Trip) bool {
+	return slices.ContainsFunc(t.Stages, func(s Stage) bool { return !s.Date.IsZero() })
+}
+
+// writeDay writes the stage at position i: its line, then its indented
+// lines.
+func writeDay(w io.Writer, stages []Stage, i int, dated bool) {
+	s := stages[i]
+	what := "rest day"
+	if !s.RestDay {
+		what = formatKm(s.DistanceM) + ", " + formatClimb(s.AscentM, s.DescentM, !s.ElevationUnknown)
+	}
+	lo, hi := stageBudget(stages, i)
+	fmt.Fprintf(w, "%s: %s, %s, %s\n", dayLabel(s, i), what, stageLodging(stages, i), formatRange(lo, hi))
+	for _, d := range dayDetails(s, dated) {
+		fmt.Fprintln(w, "  "+d)
+	}
 }
 
 // mealsOn is the number of meals budgeted for the stage at position i: a

@@ -201,3 +201,69 @@ func TestWriteText(t *testing.T) {
 		require.ErrorContains(t, err, "stages[0].accommodation.price_min_eur")
 	})
 }
+
+func TestWriteStageText(t *testing.T) {
+	t.Parallel()
+
+	day := time.Date(2026, 5, 17, 0, 0, 0, 0, time.UTC)
+	hut := &export.Accommodation{Name: "Rifugio\nAlpe", PriceMinEUR: 40, PriceMaxEUR: 55}
+	dated := export.Trip{Title: "Passi", SourceURL: "https://www.komoot.com/tour/42", Stages: []export.Stage{
+		{Date: day, DistanceM: 82000, AscentM: 1707, DescentM: 1511, Accommodation: hut},
+		{Date: day.AddDate(0, 0, 1), DistanceM: 46200, AscentM: 2757, DescentM: 919, ResupplyChecked: true, Accommodation: hut,
+			Weather:  &export.Weather{TempMinC: 2.4, TempMaxC: 11.2, PrecipitationMM: 0.4, WindKmh: 18, HeadwindKmh: 9.6, Comfort: 71},
+			Resupply: []export.Resupply{{Kind: export.ResupplyWater, Name: "Fontana", AtM: 31400}}},
+		{Date: day.AddDate(0, 0, 2), RestDay: true, Accommodation: hut},
+		{Date: day.AddDate(0, 0, 3), DistanceM: 48000, AscentM: 3347, DescentM: 4023},
+	}}
+
+	t.Run("a day's text is its line and details under the trip's title, the day's place and the source", func(t *testing.T) {
+		t.Parallel()
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteStageText(&buf, dated, 1))
+		lo, hi := meals(3)
+		require.Equal(t, strings.Join([]string{
+			"Passi · Day 2 of 4",
+			"Source: https://www.komoot.com/tour/42",
+			"",
+			fmt.Sprintf("2026-05-18: 46.2 km, ↑2757 m ↓919 m, Rifugio Alpe, %.0f–%.0f €", lo+40, hi+55),
+			"  Weather (forecast): 2–11 °C, 0.4 mm, wind 18 km/h (headwind 10 km/h), comfort 71/100",
+			"  Water: km 31.4 Fontana",
+			"",
+		}, "\n"), buf.String())
+	})
+
+	t.Run("every day's text says what the whole roadbook says of that day", func(t *testing.T) {
+		t.Parallel()
+		var whole bytes.Buffer
+		require.NoError(t, export.WriteText(&whole, dated))
+		for i := range dated.Stages {
+			var one bytes.Buffer
+			require.NoError(t, export.WriteStageText(&one, dated, i))
+			_, block, found := strings.Cut(one.String(), "\n\n")
+			require.True(t, found, "day %d has a header and a blank line", i+1)
+			require.Contains(t, whole.String(), "\n"+block, "day %d", i+1)
+			require.NotContains(t, one.String(), "Budget:", "day %d: its line carries its budget", i+1)
+		}
+	})
+
+	t.Run("a day of an undated trip says once that there is no forecast", func(t *testing.T) {
+		t.Parallel()
+		trip := export.Trip{Stages: []export.Stage{{DistanceM: 50000, AscentM: 300, DescentM: 200}, {DistanceM: 60000}}}
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteStageText(&buf, trip, 1))
+		lo, hi := meals(2)
+		require.Equal(t, fmt.Sprintf("Untitled trip · Day 2 of 2\nSource: uploaded file\n"+
+			"Weather: the trip has no dates, so there is no forecast\n\n"+
+			"Day 2: 60.0 km, ↑0 m ↓0 m, no accommodation (last day), %.0f–%.0f €\n", lo, hi), buf.String())
+	})
+
+	t.Run("a position outside the trip and a trip without stages are refused", func(t *testing.T) {
+		t.Parallel()
+		for _, i := range []int{-1, 4} {
+			err := export.WriteStageText(&bytes.Buffer{}, dated, i)
+			require.ErrorIs(t, err, export.ErrNoSuchStage, "position %d", i)
+			require.ErrorContains(t, err, "the trip has 4 stages")
+		}
+		require.ErrorIs(t, export.WriteStageText(&bytes.Buffer{}, export.Trip{}, 0), export.ErrNoStages)
+	})
+}

@@ -89,6 +89,48 @@ func TestExportService(t *testing.T) {
 		require.True(t, strings.HasPrefix(lines[len(lines)-1], "Budget: "), lines[len(lines)-1])
 	})
 
+	t.Run("the text roadbook of one stage is that day alone", func(t *testing.T) {
+		t.Parallel()
+		resp, err := c.exports.ExportTrip(ctx, connect.NewRequest(&roadbookv1.ExportTripRequest{TripId: d.TripId,
+			Format: roadbookv1.ExportFormat_EXPORT_FORMAT_TEXT, StageIndex: new(uint32(1))}))
+		require.NoError(t, err)
+		require.Equal(t, "roadbook-stage-2.txt", resp.Msg.File.Filename)
+		lines := strings.Split(strings.TrimSuffix(string(resp.Msg.File.Content), "\n"), "\n")
+		require.Equal(t, []string{
+			fmt.Sprintf("%s · Day 2 of %d", d.Title, len(d.Stages)),
+			"Source: uploaded file",
+			"Weather: the trip has no dates, so there is no forecast",
+			"",
+		}, lines[:4])
+		require.True(t, strings.HasPrefix(lines[4], fmt.Sprintf("Day 2: %.1f km", d.Stages[1].DistanceM/1000)), lines[4])
+		require.Len(t, lines, 5, "no other day and no trip budget: %q", lines)
+	})
+
+	t.Run("an export of a stage the trip does not have names the stage index", func(t *testing.T) {
+		t.Parallel()
+		_, err := c.exports.ExportTrip(ctx, connect.NewRequest(&roadbookv1.ExportTripRequest{TripId: d.TripId,
+			Format: roadbookv1.ExportFormat_EXPORT_FORMAT_TEXT, StageIndex: new(uint32(len(d.Stages)))}))
+		require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err))
+		require.ErrorContains(t, err, "stage")
+	})
+
+	t.Run("a rest day has no GPX or FIT file, and says so, but has its text", func(t *testing.T) {
+		t.Parallel()
+		r := h.readyTrip(t, c)
+		rest, err := c.edits.AddRestDay(ctx, connect.NewRequest(&roadbookv1.AddRestDayRequest{TripId: r.TripId, Version: r.Version, AfterStageIndex: 0}))
+		require.NoError(t, err)
+		require.True(t, rest.Msg.Trip.Stages[1].RestDay)
+		for _, f := range []roadbookv1.ExportFormat{roadbookv1.ExportFormat_EXPORT_FORMAT_GPX, roadbookv1.ExportFormat_EXPORT_FORMAT_FIT} {
+			_, err := c.exports.ExportTrip(ctx, connect.NewRequest(&roadbookv1.ExportTripRequest{TripId: r.TripId, Format: f, StageIndex: new(uint32(1))}))
+			require.Equal(t, connect.CodeInvalidArgument, connect.CodeOf(err), "%v", f)
+			require.ErrorContains(t, err, "day 2 is a rest day", "%v", f)
+		}
+		resp, err := c.exports.ExportTrip(ctx, connect.NewRequest(&roadbookv1.ExportTripRequest{TripId: r.TripId,
+			Format: roadbookv1.ExportFormat_EXPORT_FORMAT_TEXT, StageIndex: new(uint32(1))}))
+		require.NoError(t, err)
+		require.Contains(t, string(resp.Msg.File.Content), "\nDay 2: rest day, ")
+	})
+
 	t.Run("an export of a trip without stages is a failed precondition", func(t *testing.T) {
 		t.Parallel()
 		created := upload(t, c.trips)

@@ -65,6 +65,27 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	return fromEnv(fs)
 }
 
+// ParseOne is Parse for a command that takes one positional argument (a
+// trip id), which may stand before, between or after the flags: `trip show
+// ID --width 60` and `trip show --data-dir DIR ID` alike, as a rider types
+// them. The flag package stops at the first non-flag, so the flags on each
+// side of the argument are parsed in two passes of the same set. The
+// argument is "" when the command line has none: the caller names what is
+// missing. A second positional argument is refused as Parse refuses one.
+func ParseOne(fs *flag.FlagSet, args []string) (string, error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", err
+		}
+		return "", ErrUsage
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return "", fromEnv(fs)
+	}
+	return rest[0], Parse(fs, rest[1:])
+}
+
 // fromEnv lets ff fill the flags from their variables. ff names a flag's
 // variable after the flag; the flags here name theirs in their usage
 // (--consumer reads ROADBOOK_WORKER_CONSUMER), so ff parses a view of the

@@ -68,3 +68,61 @@ func TestParse(t *testing.T) {
 		require.ErrorContains(t, err, `$ROADBOOK_TEST_ENVFLAG_WAIT="soon" is not a valid --shutdown-timeout`)
 	})
 }
+
+func TestParseOne(t *testing.T) {
+	t.Run("the argument is taken before, between or after the flags", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"trip-1", "--nats-url", "nats://flag:4222", "--data-dir", "d"},
+			{"--nats-url", "nats://flag:4222", "trip-1", "--data-dir", "d"},
+			{"--nats-url", "nats://flag:4222", "--data-dir", "d", "trip-1"},
+		} {
+			var out bytes.Buffer
+			fs, _, plain, _ := newSet(&out)
+			id, err := ParseOne(fs, args)
+			require.NoError(t, err, "args %v", args)
+			require.Equal(t, "trip-1", id, "args %v", args)
+			require.Equal(t, "nats://flag:4222", *plain, "args %v", args)
+			require.Equal(t, "d", fs.Lookup("data-dir").Value.String(), "args %v", args)
+		}
+	})
+	t.Run("flags on both sides of the argument are set, and the environment fills only the others", func(t *testing.T) {
+		t.Setenv("ROADBOOK_TEST_ENVFLAG_NATS", "nats://env:4222")
+		t.Setenv("ROADBOOK_TEST_ENVFLAG_WAIT", "3s")
+		var out bytes.Buffer
+		fs, _, plain, wait := newSet(&out)
+		id, err := ParseOne(fs, []string{"--nats-url", "nats://flag:4222", "trip-1", "--data-dir", "d"})
+		require.NoError(t, err)
+		require.Equal(t, "trip-1", id)
+		require.Equal(t, "nats://flag:4222", *plain, "the command line wins over the environment")
+		require.Equal(t, 3*time.Second, *wait)
+	})
+	t.Run("no argument is an empty one, for the caller to name", func(t *testing.T) {
+		var out bytes.Buffer
+		fs, _, _, _ := newSet(&out)
+		id, err := ParseOne(fs, []string{"--data-dir", "d"})
+		require.NoError(t, err)
+		require.Empty(t, id)
+	})
+	t.Run("a second argument and a bad flag on either side are usage errors", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"trip-1", "trip-2"},
+			{"--data-dir", "d", "trip-1", "trip-2"},
+			{"--nope", "trip-1"},
+			{"trip-1", "--nope"},
+		} {
+			var out bytes.Buffer
+			fs, _, _, _ := newSet(&out)
+			_, err := ParseOne(fs, args)
+			require.ErrorIs(t, err, ErrUsage, "args %v", args)
+			require.NotEmpty(t, out.String(), "what is wrong was printed for %v", args)
+		}
+	})
+	t.Run("-h on either side of the argument asks for help", func(t *testing.T) {
+		for _, args := range [][]string{{"-h", "trip-1"}, {"trip-1", "-h"}} {
+			var out bytes.Buffer
+			fs, _, _, _ := newSet(&out)
+			_, err := ParseOne(fs, args)
+			require.ErrorIs(t, err, flag.ErrHelp, "args %v", args)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -94,6 +95,9 @@ func apiError(err error) error {
 		return err
 	}
 	if info := errorInfoOf(ce); info != nil {
+		if flag, ok := flagOfField[info.GetField()]; ok {
+			return fmt.Errorf("%s: %s: %s", codeName(info.GetCode()), flag, strings.TrimPrefix(ce.Message(), info.GetField()+": "))
+		}
 		msg := fmt.Sprintf("%s: %s", codeName(info.GetCode()), ce.Message())
 		if info.GetField() != "" {
 			msg += fmt.Sprintf(" (field %s)", info.GetField())
@@ -102,3 +106,8 @@ func apiError(err error) error {
 	}
 	return fmt.Errorf("%s: %s", ce.Code(), ce.Message())
 }
+
+// flagOfField names the command-line flag behind an API field, so an error
+// about it speaks of what the user typed: "--stage: no such stage", not the
+// API's 0-based stageIndex.
+var flagOfField = map[string]string{"stageIndex": "--stage"}

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -210,8 +209,8 @@ func tripShow(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var cf clientFlags
 	cf.register(fs)
 	width := fs.Int("width", 48, "columns of each stage's elevation profile")
-	id, rest := splitID(args)
-	if err := envflag.Parse(fs, rest); err != nil {
+	id, err := envflag.ParseOne(fs, args)
+	if err != nil {
 		return err
 	}
 	if id == "" {
@@ -267,8 +266,8 @@ func tripExport(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	format := fs.String("format", "gpx", "gpx, fit or text")
 	out := fs.String("o", "", "output file (default: stdout)")
 	stage := fs.Int("stage", 0, "export only this stage (1-based; 0: the whole trip)")
-	id, rest := splitID(args)
-	if err := envflag.Parse(fs, rest); err != nil {
+	id, err := envflag.ParseOne(fs, args)
+	if err != nil {
 		return err
 	}
 	if id == "" {
@@ -311,15 +310,6 @@ func tripExport(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stderr, "wrote %s (%d bytes)\n", *out, len(content))
 	return nil
-}
-
-// splitID takes the positional trip id from the front of args, so flags may
-// follow it (`trip show ID --width 60`).
-func splitID(args []string) (string, []string) {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return args[0], args[1:]
-	}
-	return "", args
 }
 
 // printDigest prints a trip's digest: totals, then one line per stage.
