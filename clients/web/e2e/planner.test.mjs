@@ -6,7 +6,8 @@
 // the profile joined at every day boundary, read a day's weather and
 // resupply points, cut day 2 on the profile, undo, add a rest day, export
 // GPX, share and open the share page, choose the beginner preset and see
-// more, shorter days, then edit one value and see the trip turn custom; axe-core on the list and the trip page; screenshots at
+// more, shorter days, then edit one value and see the trip turn custom, keep an
+// agent's write that lands while the page reads the trip after its own; axe-core on the list and the trip page; screenshots at
 // 390 and 1280 px in ROADBOOK_SCREENSHOTS (default: a temporary directory,
 // printed).
 import { test } from "node:test";
@@ -235,6 +236,24 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     assert.equal(await version(page), v0 + 3);
   });
 
+  await t.test("a rest day's panel offers its text and no GPX or FIT, and the text is that day alone", async () => {
+    await page.locator('[data-testid=day-row][data-stage-index="1"] .day-head').click();
+    const rest = page.locator('[data-testid=day-row][data-stage-index="1"]');
+    await rest.locator("[data-testid=export-day-text]").waitFor({ timeout: 10_000 });
+    assert.equal(await rest.locator("[data-testid=export-day-gpx], [data-testid=export-day-fit]").count(), 0, "no track to download");
+    const [dl] = await Promise.all([page.waitForEvent("download"), rest.locator("[data-testid=export-day-text]").click()]);
+    assert.equal(dl.suggestedFilename(), "roadbook-stage-2.txt");
+    const text = readFileSync(await dl.path(), "utf8");
+    assert.match(text, / · Day 2 of \d+\n/);
+    assert.match(text, /\nDay 2: rest day, /);
+    assert.doesNotMatch(text, /Day 3:|Budget:/, "the other days and the trip's budget are not in it");
+    await rest.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(shots, "rest-day-1280.png") });
+    const ride = page.locator('[data-testid=day-row][data-stage-index="0"]');
+    await ride.locator(".day-head").click();
+    assert.equal(await ride.locator("[data-testid=export-day-gpx]").count(), 1, "a riding day still offers its GPX");
+  });
+
   await t.test("the trip page has no serious or critical accessibility violations", async () => {
     assert.deepEqual(await axeSerious(page), []);
   });
@@ -327,6 +346,9 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     await page.waitForFunction(() => document.querySelector("[data-testid=day-row] .day-title")?.textContent.startsWith("Jour 1"));
     assert.equal(await page.locator("[data-testid=undo]").textContent(), "↶ Annuler");
     await page.locator("[data-testid=open-settings]").click();
+    // The dialog is rendered before showModal opens it (an effect): an
+    // Escape pressed in between closes nothing, so wait until it is shown.
+    await page.locator("[data-testid=settings]").waitFor({ state: "visible" });
     assert.equal(await page.locator("[data-testid=presets] legend").textContent(), "Cycliste");
     assert.equal(await page.locator("[data-testid=presets] label", { has: page.locator("[data-testid=preset-beginner]") }).textContent(), "Débutant");
     await page.keyboard.press("Escape");
@@ -382,34 +404,36 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     assert.equal(trip.settings.maxDistancePerDayKm, 100);
   });
 
-  await t.test("choosing the beginner preset fills its values and re-cuts shorter days; editing one value makes the trip custom", async () => {
-    const waitVersion = (v) => page.waitForFunction((x) => Number(document.querySelector("[data-testid=trip-version]").textContent) === x, v, { timeout: 30_000 });
-    // settled polls the API until the days are cut for the settings check accepts.
-    const settled = async (check) => {
-      for (let i = 0; i < 300; i++) {
-        const trip = (await api("roadbook.v1.TripService/GetTrip", { tripId })).trip;
-        if (trip.progress?.stages?.state === "COMPUTATION_STATE_DONE" && check(trip)) return trip;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error("the days were not re-cut within 30 s");
-    };
-    const showsDays = async (trip) => {
-      await page.waitForFunction((n) => document.querySelectorAll("[data-testid=day-row]").length === n, trip.stages.length, { timeout: 30_000 });
-      await page.waitForFunction((kms) => kms.every((km, i) => {
-        const el = document.querySelector(`[data-testid=day-row][data-stage-index="${i}"] [data-testid=day-km]`);
-        return el && Math.abs(parseFloat(el.textContent.replace(",", ".")) - km) < 0.06;
-      }), trip.stages.map((st) => st.distanceM / 1000), { timeout: 30_000 });
-    };
-    const field = (name) => page.locator(`[data-testid=settings] input[data-field=${name}]`);
-    const dialog = page.locator("[data-testid=settings]");
-    const confirmed = async () => {
-      await dialog.locator("[data-testid=settings-apply]").click();
-      const confirm = page.locator("[data-testid=confirm]");
-      await confirm.waitFor();
-      assert.match(await confirm.locator("[data-testid=impact]").textContent(), /Every stage will be recomputed/);
-      await confirm.locator("[data-testid=confirm-ok]").click();
-    };
+  // What the settings steps below share: the trip's version shown, the API
+  // polled until the days are cut, the days the page shows, the dialog.
+  const waitVersion = (v) => page.waitForFunction((x) => Number(document.querySelector("[data-testid=trip-version]").textContent) === x, v, { timeout: 30_000 });
+  // settled polls the API until the days are cut for the settings check accepts.
+  const settled = async (check) => {
+    for (let i = 0; i < 300; i++) {
+      const trip = (await api("roadbook.v1.TripService/GetTrip", { tripId })).trip;
+      if (trip.progress?.stages?.state === "COMPUTATION_STATE_DONE" && check(trip)) return trip;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("the days were not re-cut within 30 s");
+  };
+  const showsDays = async (trip) => {
+    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=day-row]").length === n, trip.stages.length, { timeout: 30_000 });
+    await page.waitForFunction((kms) => kms.every((km, i) => {
+      const el = document.querySelector(`[data-testid=day-row][data-stage-index="${i}"] [data-testid=day-km]`);
+      return el && Math.abs(parseFloat(el.textContent.replace(",", ".")) - km) < 0.06;
+    }), trip.stages.map((st) => st.distanceM / 1000), { timeout: 30_000 });
+  };
+  const field = (name) => page.locator(`[data-testid=settings] input[data-field=${name}]`);
+  const dialog = page.locator("[data-testid=settings]");
+  const confirmed = async () => {
+    await dialog.locator("[data-testid=settings-apply]").click();
+    const confirm = page.locator("[data-testid=confirm]");
+    await confirm.waitFor();
+    assert.match(await confirm.locator("[data-testid=impact]").textContent(), /Every stage will be recomputed/);
+    await confirm.locator("[data-testid=confirm-ok]").click();
+  };
 
+  await t.test("choosing the beginner preset fills its values and re-cuts shorter days; editing one value makes the trip custom", async () => {
     // The 100 km cap set above made the trip custom.
     let trip = await settled((tr) => tr.settings.maxDistancePerDayKm === 100);
     await showsDays(trip);
@@ -463,6 +487,42 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     assert.equal(trip.settings.preset, "RIDER_PRESET_CUSTOM");
     assert.equal(trip.settings.maxDistancePerDayKm, 90, "the beginner's cap kept");
     await showsDays(trip);
+  });
+
+  await t.test("a read the live stream overtakes does not put the trip back: an agent's write lands while the page reads after its own", async () => {
+    // A settings write answers without the trip, so the page reads it
+    // (GetTrip) after; the live stream can bring a newer state before that
+    // read's answer comes (the re-cut finishing, another client's write),
+    // and the stream, having sent it, sends nothing more. Here the read is
+    // answered as the server read it, but only once an agent has written
+    // (other daily hours) and the page shows the agent's version and days.
+    let v = await version(page);
+    let held = null;
+    await page.route("**/roadbook.v1.TripService/GetTrip", async (route) => {
+      const res = await route.fetch();
+      held = pb.fromBinary(pb.GetTripResponseSchema, new Uint8Array(await res.body())).trip;
+      await api("roadbook.v1.TripService/UpdateTripSettings", { tripId, version: String(held.version), settings: { dailyRidingHours: 6 } });
+      await waitVersion(Number(held.version) + 1);
+      await showsDays(await settled((tr) => tr.settings.dailyRidingHours === 6));
+      await route.fulfill({ response: res });
+    }, { times: 1 });
+    const answered = page.waitForEvent("requestfinished", { predicate: (r) => r.url().endsWith("/roadbook.v1.TripService/GetTrip"), timeout: 60_000 });
+    await page.locator("[data-testid=open-settings]").click();
+    await field("dailyRidingHours").fill("5.5");
+    await confirmed();
+    await answered;
+    await page.waitForTimeout(300); // the page has read the answer
+    assert.equal(held?.version, BigInt(v + 1), "the held answer is the page's read after its write");
+    assert.equal(held.settings.dailyRidingHours, 5.5);
+    assert.equal(await version(page), v + 2, "the page shows the agent's version");
+    const trip = await settled((tr) => tr.settings.dailyRidingHours === 6);
+    await showsDays(trip);
+    assert.match(await page.locator("[data-testid=notice]").textContent(), new RegExp(`changed elsewhere \\(version ${v + 1} → ${v + 2}\\)`), "the page says another client wrote after it");
+    await page.screenshot({ path: join(shots, "changed-elsewhere-1280.png") });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(shots, "changed-elsewhere-390.png") });
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   await t.test("a trip paced by the old engine offers to re-cut its days, through UpdateTripSettings with repace", async () => {

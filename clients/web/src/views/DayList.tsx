@@ -194,9 +194,14 @@ function DayPanel(p: { ctx: Ctx; id: string; digest: TripDigest; s: StageDigest;
       <section class="export-day">
         <h3 class="sub">{t("exportDay")}</h3>
         <div class="buttons">
-          <button type="button" onClick={() => void exportDay(ExportFormat.GPX)}>{t("download", { fmt: "GPX" })}</button>
-          <button type="button" onClick={() => void exportDay(ExportFormat.FIT)}>{t("download", { fmt: "FIT" })}</button>
-          <button type="button" onClick={() => void exportDay(ExportFormat.TEXT)}>{t("download", { fmt: t("text") })}</button>
+          {/* A rest day has no track, so no GPX or FIT file: its text lists the day. */}
+          {s.restDay ? null : (
+            <>
+              <button type="button" data-testid="export-day-gpx" onClick={() => void exportDay(ExportFormat.GPX)}>{t("download", { fmt: "GPX" })}</button>
+              <button type="button" data-testid="export-day-fit" onClick={() => void exportDay(ExportFormat.FIT)}>{t("download", { fmt: "FIT" })}</button>
+            </>
+          )}
+          <button type="button" data-testid="export-day-text" onClick={() => void exportDay(ExportFormat.TEXT)}>{t("download", { fmt: t("text") })}</button>
         </div>
       </section>
       <ErrorNote error={error} />

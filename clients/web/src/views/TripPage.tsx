@@ -91,6 +91,13 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
   // writing counts this page's writes in flight: the stream may deliver
   // their version before their answer does.
   const writing = useRef(0);
+  // streamed counts the live stream's messages and keeps the highest
+  // version among them. An answer read before the stream's latest message
+  // may be older than it at the same version (a re-pacing lands without a
+  // new version): applied after it, it would put back days the stream
+  // already replaced, and the stream, having sent the newer state, sends
+  // nothing more to put it right (overtaken).
+  const streamed = useRef({ n: 0, version: -1n });
   const loadedGeom = useRef("");
   const detailsSeq = useRef(0);
   // Reads in flight for an older state of the trip are cancelled when a
@@ -190,8 +197,16 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
     if (seq === detailsSeq.current) setDetails(out);
   };
 
+  // overtaken: the stream has delivered, since the call that read d was
+  // sent (when it had delivered `since` messages), a state of d's version
+  // or a later one. That state may be older or newer than d; either way
+  // the stream is the one that ends on the newest, so d is not applied.
+  const overtaken = (since: number, d: TripDigest) => streamed.current.n !== since && streamed.current.version >= d.version;
+
   const reload = async () => {
+    const since = streamed.current.n;
     const res = await api.trips.getTrip({ tripId: id });
+    if (overtaken(since, res.trip!)) return cur.current!;
     apply(res.trip!);
     void loadGeometry(res.trip!);
     void loadDetails(res.trip!);
@@ -214,6 +229,8 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
               setGone(true);
               return;
             }
+            const s = streamed.current;
+            streamed.current = { n: s.n + 1, version: msg.trip.version > s.version ? msg.trip.version : s.version };
             // The stream can lag behind this page's own write: a message
             // older than what the page shows is already superseded.
             if (cur.current && msg.trip.version < cur.current.version) continue;
@@ -250,6 +267,7 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
     reads.current.geometry?.abort();
     loadedGeom.current = "";
     try {
+      const since = streamed.current.n;
       const res = await edit(d.version);
       ours.current.add(res.version);
       if (!res.versionUnchanged && undoable) {
@@ -260,11 +278,23 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
         undo.current = [];
         redo.current = [];
       }
-      if (res.trip) apply(res.trip);
-      const fresh = res.trip ?? (await reload());
+      let fresh: TripDigest;
+      if (!res.trip) fresh = await reload();
+      else if (overtaken(since, res.trip)) fresh = cur.current!;
+      else {
+        apply(res.trip);
+        fresh = res.trip;
+      }
       void loadGeometry(fresh);
       void loadDetails(fresh);
-      setNotice(t("saved", { v: String(res.version) }));
+      if (fresh.version > res.version && !ours.current.has(fresh.version)) {
+        // Someone else wrote after this page while its write was in flight
+        // (the stream stays quiet about changes then): say so, as the
+        // stream does, and start a new undo history.
+        setNotice(t("changedElsewhere", { from: String(res.version), to: String(fresh.version), what: diffText(res.trip ?? null, fresh) }));
+        undo.current = [];
+        redo.current = [];
+      } else setNotice(t("saved", { v: String(res.version) }));
       setError(null);
       bump((n) => n + 1);
       return true;
