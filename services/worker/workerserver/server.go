@@ -176,6 +176,8 @@ type Server struct {
 	tp       thirdParties
 	respond  *geocode.Responder
 	ready    atomic.Bool
+	// draining is set once Run's drain began: readiness stays off.
+	draining atomic.Bool
 	metrics  *metrics
 	leaseTTL time.Duration
 	streams  StreamOptions
@@ -263,6 +265,7 @@ func New(cfg Config) (*Server, error) {
 	s.runner, err = consumer.NewRunner(consumer.RunnerConfig{
 		JS: js, Handler: workers, Concurrency: cfg.Concurrency, Consumer: cons,
 		DrainTimeout: cfg.DrainTimeout, Logger: cfg.Logger, Observe: m.observeJob, TracerProvider: cfg.TracerProvider,
+		Consuming: s.setReady,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
@@ -288,8 +291,24 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Ready reports whether the worker consumes jobs (readiness probe): false
-// before the streams exist and from the start of a drain.
+// until its consumer on JOBS fetches, while that consumer is being
+// created again (a NATS restart, a deleted consumer), and from the start of
+// a drain.
 func (s *Server) Ready() bool { return s.ready.Load() }
+
+// setReady is the runner's Consuming: readiness follows the consumer, and
+// stays off once the drain began. The first start and every restart of
+// consuming are logged, so a worker's log shows when it took jobs again.
+func (s *Server) setReady(on bool) {
+	on = on && !s.draining.Load()
+	s.ready.Store(on)
+	if on {
+		s.metrics.ready.Set(1)
+		s.cfg.Logger.Info("worker ready", slog.String("instance", s.cfg.Instance), slog.String("geocoder", s.geocoderName()))
+		return
+	}
+	s.metrics.ready.Set(0)
+}
 
 // RelayActive reports whether this replica's relay holds the lease.
 func (s *Server) RelayActive() bool {
@@ -363,19 +382,27 @@ func (s *Server) Run(ctx context.Context) error {
 	if err := s.advisory.Start(relayCtx); err != nil {
 		return err
 	}
-	var rwg sync.WaitGroup
-	rwg.Add(1)
-	go func() { defer rwg.Done(); errs <- s.runner.Run(ctx) }()
-	s.ready.Store(true)
-	s.metrics.ready.Set(1)
-	s.cfg.Logger.Info("worker ready", slog.String("instance", s.cfg.Instance), slog.String("geocoder", s.geocoderName()))
-	<-ctx.Done()
-	s.ready.Store(false)
-	s.metrics.ready.Set(0)
+	// The runner retries whatever NATS does to it; it returns before ctx
+	// ends only on a closed connection, and the worker then stops with it
+	// rather than stay up taking no job.
+	consumed := make(chan error, 1)
+	go func() { consumed <- s.runner.Run(ctx) }()
+	var consumerErr error
+	select {
+	case <-ctx.Done():
+	case consumerErr = <-consumed:
+		consumed = nil
+		s.cfg.Logger.Error("the job consumer stopped; the worker stops", slog.Any("error", consumerErr))
+	}
+	s.draining.Store(true)
+	s.setReady(false)
 	if s.respond != nil {
 		errs <- s.respond.Stop()
 	}
-	rwg.Wait() // the consumer drained: in-flight work finished and acked
+	if consumed != nil {
+		consumerErr = <-consumed // the consumer drained: in-flight work finished and acked
+	}
+	errs <- consumerErr
 	errs <- s.advisory.Stop()
 	stopRelay()
 	wg.Wait()

@@ -43,6 +43,10 @@ type RunnerConfig struct {
 	Logger       *slog.Logger
 	// Observe, when set, is told each job's outcome (metrics).
 	Observe func(k job.Kind, a Action, d time.Duration)
+	// Consuming, when set, is told true each time the runner starts
+	// consuming (the consumer exists and fetches) and false when it stops
+	// (the drain, or a consumer the server stopped): the worker's readiness.
+	Consuming func(on bool)
 	// TracerProvider makes each delivery's consumer span, a child of the
 	// message's traceparent (default the otel global provider). The
 	// results the job appends carry its context (tripstore).
@@ -54,6 +58,8 @@ type RunnerConfig struct {
 type Runner struct {
 	cfg    RunnerConfig
 	tracer trace.Tracer
+	// durable names the consumer in errors and logs.
+	durable string
 }
 
 // NewRunner validates cfg.
@@ -78,44 +84,122 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	if cfg.TracerProvider == nil {
 		cfg.TracerProvider = otel.GetTracerProvider()
 	}
-	return &Runner{cfg: cfg, tracer: cfg.TracerProvider.Tracer(TracerName)}, nil
+	return &Runner{cfg: cfg, tracer: cfg.TracerProvider.Tracer(TracerName), durable: cfg.Consumer.ConsumerConfig().Durable}, nil
 }
 
 // Run consumes until ctx ends, then drains: it stops fetching, lets the
-// jobs already handed out finish and be acked, and returns.
+// jobs already handed out finish and be acked, and returns nil.
+//
+// Consuming outlives NATS trouble. Creating the durable consumer is
+// retried every RetryConsumerEvery while it fails (a NATS server
+// restarting, a cluster still electing), and a consumer the server stops
+// (deleted, or lost with its stream) is created again. A worker that
+// returned instead stayed up without taking a job: its relay and
+// reconciler went on, so every job waited until the process restarted
+// (the NATS-restart case of testproc's TestFaults failed so in CI when the
+// restart fell on the worker's start). Only a closed NATS connection,
+// which never comes back, ends Run early, with an error wrapping
+// nats.ErrConnectionClosed.
 func (r *Runner) Run(ctx context.Context) error {
-	cc := r.cfg.Consumer.ConsumerConfig()
-	cons, err := r.cfg.JS.CreateOrUpdateConsumer(ctx, stream.Jobs, cc)
-	if err != nil {
-		return fmt.Errorf("consumer %s: %w", cc.Durable, err)
-	}
 	// Work outlives ctx during the drain, bounded by DrainTimeout.
 	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
 	sem := make(chan struct{}, r.cfg.Concurrency)
 	var wg sync.WaitGroup
-	consumed, err := cons.Consume(func(msg jetstream.Msg) {
+	handle := func(msg jetstream.Msg) {
 		sem <- struct{}{} // the Consume callback runs one at a time: block here, bounded
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			r.process(workCtx, msg)
 		}()
-	},
+	}
+	var err error
+	var stopped <-chan struct{} // the consumer being drained, if any
+	for err == nil {
+		var consumed jetstream.ConsumeContext
+		if consumed, err = r.consume(ctx, handle); err != nil {
+			break
+		}
+		r.consuming(true)
+		stopped = consumed.Closed()
+		select {
+		case <-ctx.Done():
+			consumed.Drain()
+			err = ctx.Err()
+		case <-stopped:
+			stopped = nil
+			if r.cfg.JS.Conn().IsClosed() {
+				err = fmt.Errorf("consumer %s: %w", r.durable, nats.ErrConnectionClosed)
+			} else {
+				r.cfg.Logger.Warn("the jobs consumer stopped; creating it again", slog.String("consumer", r.durable))
+			}
+		}
+		r.consuming(false)
+	}
+	r.drain(stopped, &wg, cancelWork)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// RetryConsumerEvery is the wait between two attempts to create the jobs
+// consumer (Run).
+const RetryConsumerEvery = time.Second
+
+// consume creates the durable consumer and starts consuming with handle,
+// retrying until it can or ctx ends (ctx's error). A closed connection is
+// not retried.
+func (r *Runner) consume(ctx context.Context, handle jetstream.MessageHandler) (jetstream.ConsumeContext, error) {
+	for {
+		cc, err := r.startConsuming(ctx, handle)
+		if err == nil {
+			return cc, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if r.cfg.JS.Conn().IsClosed() {
+			return nil, fmt.Errorf("consumer %s: %w", r.durable, nats.ErrConnectionClosed)
+		}
+		r.cfg.Logger.Warn("cannot consume jobs yet; retrying", slog.String("consumer", r.durable), slog.Any("error", err))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(RetryConsumerEvery):
+		}
+	}
+}
+
+// startConsuming is one attempt of consume.
+func (r *Runner) startConsuming(ctx context.Context, handle jetstream.MessageHandler) (jetstream.ConsumeContext, error) {
+	cons, err := r.cfg.JS.CreateOrUpdateConsumer(ctx, stream.Jobs, r.cfg.Consumer.ConsumerConfig())
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", r.durable, err)
+	}
+	consumed, err := cons.Consume(handle,
 		jetstream.PullMaxMessages(r.cfg.Concurrency),
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 			if !errors.Is(err, jetstream.ErrNoHeartbeat) {
-				r.cfg.Logger.Debug("consume", slog.String("consumer", cc.Durable), slog.Any("error", err))
+				r.cfg.Logger.Debug("consume", slog.String("consumer", r.durable), slog.Any("error", err))
 			}
 		}))
 	if err != nil {
-		return fmt.Errorf("consumer %s: consume: %w", cc.Durable, err)
+		return nil, fmt.Errorf("consumer %s: consume: %w", r.durable, err)
 	}
-	<-ctx.Done()
-	consumed.Drain()
+	return consumed, nil
+}
+
+// drain waits, at most DrainTimeout, for consuming to stop (stopped; nil
+// when it already has) and the jobs handed out to finish; past it their
+// work is cancelled (they are nak'd) and waited for.
+func (r *Runner) drain(stopped <-chan struct{}, wg *sync.WaitGroup, cancelWork context.CancelFunc) {
 	done := make(chan struct{})
 	go func() {
-		<-consumed.Closed()
+		if stopped != nil {
+			<-stopped
+		}
 		wg.Wait()
 		close(done)
 	}()
@@ -125,7 +209,13 @@ func (r *Runner) Run(ctx context.Context) error {
 		cancelWork()
 		<-done
 	}
-	return nil
+}
+
+// consuming tells RunnerConfig.Consuming, when set.
+func (r *Runner) consuming(on bool) {
+	if r.cfg.Consuming != nil {
+		r.cfg.Consuming(on)
+	}
 }
 
 // process runs one message: decode, work with InProgress heartbeats, and

@@ -150,8 +150,10 @@ func (f *fixture) waitTerminal(t *testing.T, id uuid.UUID) pipelinetest.Report {
 		}
 		if time.Now().After(deadline) {
 			// Name what the trip holds, so a rare failure says where its
-			// pipeline stopped (the NATS-restart case has failed a few
-			// times in CI runs without reproducing here).
+			// pipeline stopped (the NATS-restart case failed so in CI: every
+			// trip at RouteImported, no job done, because the restart fell
+			// on the worker's start and its consumer was never created;
+			// consumer.TestRunnerOutlivesNATS holds that fixed).
 			var types []string
 			for _, ev := range rep.Events {
 				types = append(types, fmt.Sprintf("v%d %s", ev.Version, ev.Type))
@@ -164,7 +166,8 @@ func (f *fixture) waitTerminal(t *testing.T, id uuid.UUID) pipelinetest.Report {
 
 // keepLog is a logger for an in-process worker whose lines are printed
 // when the test failed: the child-process tests print their workers' lines,
-// the in-process one had nothing to show.
+// the in-process one had nothing to show. It keeps debug lines too: the job
+// consumer reports NATS's answers to its fetches at that level.
 func keepLog(t *testing.T) *slog.Logger {
 	t.Helper()
 	b := &testkit.SyncBuffer{}
@@ -173,7 +176,7 @@ func keepLog(t *testing.T) *slog.Logger {
 			t.Logf("the worker's log:\n%s", b.String())
 		}
 	})
-	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 // lastSeq is the number of messages a stream ever stored.
