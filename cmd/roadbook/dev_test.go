@@ -108,6 +108,7 @@ func TestDevEndToEnd(t *testing.T) {
 		out, errOut, code := cli(t, "trip", "export", tripID, "--data-dir", dir, "--format", "text")
 		require.Equal(t, 0, code, errOut)
 		require.Contains(t, out, "Day 1")
+		require.Regexp(t, "\nDay 1: [^\n]+\n  Oslo → \\S", out, "the day's line is followed by where it goes:\n%s", out)
 		// One set of totals: the roadbook's total is the digest's.
 		total := regexp.MustCompile(`Total: (\d+\.\d) km`).FindStringSubmatch(out)
 		require.NotNil(t, total, out)

@@ -16,9 +16,13 @@ import (
 // per kind and day; the rest are counted ("and 4 more").
 const MaxTextResupplyPerKind = 8
 
-// dayDetails are the indented lines under a day: weather, then resupply.
+// dayDetails are the indented lines under a day: where it goes, its
+// weather, its highest point, then resupply.
 func dayDetails(s Stage, tripDated bool) []string {
 	var out []string
+	if where := dayWhere(s); where != "" {
+		out = append(out, where)
+	}
 	switch {
 	case s.Weather != nil:
 		out = append(out, weatherLine(*s.Weather))
@@ -28,6 +32,9 @@ func dayDetails(s Stage, tripDated bool) []string {
 	if s.RestDay {
 		return out
 	}
+	if top := highestPoint(s); top != "" {
+		out = append(out, top)
+	}
 	for _, l := range ResupplyLines(s.Resupply, nil, MaxTextResupplyPerKind) {
 		out = append(out, l.Label+": "+l.Text())
 	}
@@ -35,6 +42,31 @@ func dayDetails(s Stage, tripDated bool) []string {
 		out = append(out, "Resupply: none found within 500 m of the route")
 	}
 	return out
+}
+
+// dayWhere is where a day goes, "Maslianico → Bodio" (a rest day: where
+// the rider stays), empty while its places are not named.
+func dayWhere(s Stage) string {
+	if s.RestDay {
+		return cleanText(s.EndLabel)
+	}
+	return cleanText(s.Label)
+}
+
+// highestPoint is "Highest point: 2474 m at km 30.2" for a day that climbs
+// to its top (daySummit, the GPX and FIT exports' summit mark), the km on
+// the day's own scale (route.MeasuredDistances, as its distance is
+// measured); empty for a day without such a climb or without elevation.
+func highestPoint(s Stage) string {
+	if s.ElevationUnknown {
+		return ""
+	}
+	top, ok := daySummit(s.Points)
+	if !ok {
+		return ""
+	}
+	at := route.MeasuredDistances(s.Points)[top]
+	return fmt.Sprintf("Highest point: %.0f m at km %s", s.Points[top].Ele, strconv.FormatFloat(at/1000, 'f', 1, 64))
 }
 
 // weatherLine is "Weather (forecast): 9–17 °C, 2.5 mm, wind 25 km/h
@@ -82,11 +114,14 @@ const (
 //	[Weather: the trip has no dates, so there is no forecast]         (no stage dated)
 //	<blank line>
 //	<date>: <km> km, ↑<D+> m ↓<D−> m, <accommodation>, <min>–<max> €   (riding day)
+//	  <start place> → <end place>
 //	  Weather (<forecast|typical for the date>): <min>–<max> °C, <mm> mm, wind <v> km/h (<headwind|tailwind> <h> km/h), comfort <c>/100
+//	  Highest point: <m> m at km <k>
 //	  Water: km <k> <name> · km <k> <name> …
 //	  Food shops: km <k> <name> (<open|closed> when you pass) · …
 //	  Cafés and restaurants: km <k> <name> · …
 //	<date>: rest day, <accommodation>, <min>–<max> €                   (rest day)
+//	  <the place of the rest day>
 //	<blank line>
 //	Budget: <min>–<max> €
 //
@@ -103,10 +138,13 @@ const (
 // whole when whole, else two decimals. The final line sums the days.
 // Third-party text (title, names) is cleaned to one line each.
 //
-// The indented lines follow a day when there is something to say: its
+// The indented lines follow a day when there is something to say: where it
+// goes, once its places are named (a rest day: where the rider stays); its
 // weather ("Weather: not available" for a dated day without any; nothing per
-// day when no day is dated, the header line says it once), then its
-// resupply points by kind in route order (km along the day, one decimal;
+// day when no day is dated, the header line says it once); its highest
+// point, when the day climbs SummitMinRiseM above both its ends to it (the
+// summit the GPX and FIT exports mark; km on the day's measured scale, one
+// decimal); then its resupply points by kind in route order (km along the day, one decimal;
 // an unnamed point is its km alone; at most MaxTextResupplyPerKind each,
 // then "and N more"), or "Resupply: none found within 500 m of the route"
 // when the analysis looked and found none.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roadbook/roadbook/domain/export"
+	"github.com/roadbook/roadbook/domain/route"
 )
 
 // The budget rules of DOMAIN §10, restated here so the expected text is
@@ -186,6 +187,49 @@ func TestWriteText(t *testing.T) {
 		require.NoError(t, export.WriteText(&buf, trip))
 		require.Contains(t, buf.String(), "km 7.0 and 3 more\n")
 		require.NotContains(t, buf.String(), "km 8.0")
+	})
+
+	t.Run("each day says where it goes and the top it climbs to", func(t *testing.T) {
+		t.Parallel()
+		// Points 0.01° apart on the equator's meridian: 1,105.7 m each
+		// (the meridian's degree there is 110,574 m).
+		climb := func(eles ...float64) []route.Point {
+			var pts []route.Point
+			for i, e := range eles {
+				pts = append(pts, route.Point{Lat: float64(i) * 0.01, Lon: 0, Ele: e, HasEle: true})
+			}
+			return pts
+		}
+		trip := export.Trip{Stages: []export.Stage{
+			// A pass at the third point (km 2.2), 600 m above the day's end.
+			{Label: "Maslianico → Bodio", DistanceM: 4423, AscentM: 900, DescentM: 600, Points: climb(500, 900, 1400, 1100, 800)},
+			{RestDay: true, Label: "Bodio → Bodio", EndLabel: "Bodio"},
+			// Climbs all day to its end: no top short of it.
+			{Label: "Bodio\nDay 9: forged → Airolo", DistanceM: 3317, AscentM: 900, Points: climb(800, 1100, 1400, 1700)},
+			// Rolls 100 m over its ends: not a climb worth a mark.
+			{Label: "Airolo → Andermatt", DistanceM: 2211, AscentM: 100, DescentM: 100, Points: climb(1700, 1800, 1700)},
+		}}
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteText(&buf, trip))
+		lines := strings.Split(buf.String(), "\n")
+		require.Equal(t, []string{
+			"Day 1: 4.4 km, ↑900 m ↓600 m, no accommodation chosen, 24–40 €",
+			"  Maslianico → Bodio",
+			"  Highest point: 1400 m at km 2.2",
+			"Day 2: rest day, no accommodation chosen, 36–60 €",
+			"  Bodio",
+			"Day 3: 3.3 km, ↑900 m ↓0 m, no accommodation chosen, 36–60 €",
+			"  Bodio Day 9: forged → Airolo",
+			"Day 4: 2.2 km, ↑100 m ↓100 m, no accommodation (last day), 24–40 €",
+			"  Airolo → Andermatt",
+		}, lines[5:14])
+
+		unknown := trip
+		unknown.Stages = []export.Stage{trip.Stages[0]}
+		unknown.Stages[0].ElevationUnknown = true
+		buf.Reset()
+		require.NoError(t, export.WriteText(&buf, unknown))
+		require.NotContains(t, buf.String(), "Highest point", "a route without elevation has no top to name")
 	})
 
 	t.Run("a trip without stages is refused", func(t *testing.T) {

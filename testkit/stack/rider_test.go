@@ -373,6 +373,7 @@ func TestRiderEndToEnd(t *testing.T) {
 		require.Contains(t, text, "  Water: km ")
 		require.Contains(t, text, "  Food shops: km ")
 		require.Contains(t, text, "Elvecamping")
+		require.Contains(t, text, "\n  "+st.Stages[1].StartLabel+" → "+st.Stages[1].EndLabel+"\n", "day 2's text names where it goes")
 	})
 }
 

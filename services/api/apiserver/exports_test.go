@@ -74,18 +74,32 @@ func TestExportService(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "text/plain; charset=utf-8", resp.Msg.File.ContentType)
 		lines := strings.Split(strings.TrimSuffix(string(resp.Msg.File.Content), "\n"), "\n")
-		require.Len(t, lines, 5+len(d.Stages)+2, "%q", lines)
+		require.Greater(t, len(lines), 5+len(d.Stages)+1, "%q", lines)
 		require.Equal(t, d.Title, lines[0])
 		require.True(t, strings.HasPrefix(lines[1], "Total: "), lines[1])
 		require.Equal(t, "Source: uploaded file", lines[2])
 		require.Equal(t, "Weather: the trip has no dates, so there is no forecast", lines[3])
 		require.Empty(t, lines[4])
-		for i, st := range d.Stages {
-			line := lines[5+i]
-			require.True(t, strings.HasPrefix(line, fmt.Sprintf("Day %d: %.1f km", i+1, st.DistanceM/1000)), line)
+		// One line per day, each followed by its indented details (this
+		// route's hilly days name their highest point).
+		var days, details []string
+		for _, l := range lines[5 : len(lines)-2] {
+			if strings.HasPrefix(l, "  ") {
+				details = append(details, l)
+				continue
+			}
+			days = append(days, l)
 		}
-		require.True(t, strings.HasSuffix(lines[5+len(d.Stages)-1], "no accommodation (last day), 24–40 €"), lines[5+len(d.Stages)-1])
-		require.Empty(t, lines[5+len(d.Stages)])
+		require.Len(t, days, len(d.Stages), "%q", lines)
+		for i, st := range d.Stages {
+			require.True(t, strings.HasPrefix(days[i], fmt.Sprintf("Day %d: %.1f km", i+1, st.DistanceM/1000)), days[i])
+		}
+		require.True(t, strings.HasSuffix(days[len(days)-1], "no accommodation (last day), 24–40 €"), days[len(days)-1])
+		require.NotEmpty(t, details, "no day of a 600 km route with 6,400 m of climbing names its highest point")
+		for _, l := range details {
+			require.True(t, strings.HasPrefix(l, "  Highest point: "), l)
+		}
+		require.Empty(t, lines[len(lines)-2])
 		require.True(t, strings.HasPrefix(lines[len(lines)-1], "Budget: "), lines[len(lines)-1])
 	})
 
