@@ -517,7 +517,9 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     assert.equal(await version(page), v + 2, "the page shows the agent's version");
     const trip = await settled((tr) => tr.settings.dailyRidingHours === 6);
     await showsDays(trip);
-    assert.match(await page.locator("[data-testid=notice]").textContent(), new RegExp(`changed elsewhere \\(version ${v + 1} → ${v + 2}\\)`), "the page says another client wrote after it");
+    const notice = await page.locator("[data-testid=notice]").textContent();
+    assert.match(notice, new RegExp(`changed elsewhere \\(version ${v + 1} → ${v + 2}\\)`), "the page says another client wrote after it");
+    assert.match(notice, /Riding hours a day: 5\.5 → 6\./, "and what it changed, against the state the page's own write made");
     await page.screenshot({ path: join(shots, "changed-elsewhere-1280.png") });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(300);

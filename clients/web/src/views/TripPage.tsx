@@ -18,6 +18,7 @@ import { MapView } from "./MapView";
 import { dayGeom, type DayGeom, type RoutePoint } from "./model";
 import { Profile } from "./Profile";
 import { SettingsDialog } from "./SettingsDialog";
+import { diffText } from "./tripDiff";
 import { ExportShareDialog } from "./ExportShareDialog";
 
 // Edit is one write the page sends: it gets the trip version and answers
@@ -44,24 +45,6 @@ interface Pending {
   title: string;
   impact?: Impact;
   go: () => void;
-}
-
-// diffText says what changed between two digests, for a rider who did not
-// make the change.
-function diffText(a: TripDigest | null, b: TripDigest): string {
-  if (!a) return "";
-  const out: string[] = [];
-  if (a.title !== b.title) out.push(t("diffTitle", { a: a.title, b: b.title }));
-  if (a.stages.length !== b.stages.length) out.push(t("diffDays", { a: a.stages.length, b: b.stages.length }));
-  else {
-    b.stages.forEach((s, i) => {
-      const before = a.stages[i].distanceM;
-      if (Math.abs(before - s.distanceM) > 50) out.push(t("diffDay", { n: i + 1, a: num(before / 1000, 1), b: num(s.distanceM / 1000, 1) }));
-    });
-  }
-  const sa = a.settings, sb = b.settings;
-  if (sa && sb && JSON.stringify({ ...sa, $typeName: 0 }) !== JSON.stringify({ ...sb, $typeName: 0 })) out.push(t("diffSettings"));
-  return out.slice(0, 6).join(" ");
 }
 
 const MAX_POINTS_PER_DAY = 400;
@@ -203,9 +186,14 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
   // the stream is the one that ends on the newest, so d is not applied.
   const overtaken = (since: number, d: TripDigest) => streamed.current.n !== since && streamed.current.version >= d.version;
 
+  // lastRead is the trip as the last reload read it, shown or overtaken:
+  // after a write answered without the trip it is the state the write made,
+  // which a notice of another client's write after it is diffed against.
+  const lastRead = useRef<TripDigest | null>(null);
   const reload = async () => {
     const since = streamed.current.n;
     const res = await api.trips.getTrip({ tripId: id });
+    lastRead.current = res.trip!;
     if (overtaken(since, res.trip!)) return cur.current!;
     apply(res.trip!);
     void loadGeometry(res.trip!);
@@ -291,7 +279,8 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
         // Someone else wrote after this page while its write was in flight
         // (the stream stays quiet about changes then): say so, as the
         // stream does, and start a new undo history.
-        setNotice(t("changedElsewhere", { from: String(res.version), to: String(fresh.version), what: diffText(res.trip ?? null, fresh) }));
+        const after = res.trip ?? (lastRead.current?.version === res.version ? lastRead.current : null);
+        setNotice(t("changedElsewhere", { from: String(res.version), to: String(fresh.version), what: diffText(after, fresh) }));
         undo.current = [];
         redo.current = [];
       } else setNotice(t("saved", { v: String(res.version) }));
