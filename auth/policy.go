@@ -20,6 +20,7 @@ func DefaultPolicy() Policy {
 		roadbookv1connect.TripServiceCreateTripFromUploadProcedure: w,
 		roadbookv1connect.TripServiceGetTripProcedure:              r,
 		roadbookv1connect.TripServiceGetStageProcedure:             r,
+		roadbookv1connect.TripServiceListStagesProcedure:           r,
 		roadbookv1connect.TripServiceGetRouteGeometryProcedure:     r,
 		roadbookv1connect.TripServiceUpdateTripSettingsProcedure:   w,
 		roadbookv1connect.TripServiceDeleteTripProcedure:           w,

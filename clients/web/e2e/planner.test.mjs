@@ -131,13 +131,13 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
 
   await t.test("a day's weather and resupply points read as a rider reads them, and the points are on the map", async () => {
     // roadbook dev runs with every data provider off, so its days carry no
-    // weather or resupply: this tab adds them to day 1's real GetStage
-    // answer, as the analysis stores them, and reads the page.
+    // weather or resupply: this tab adds them to day 1 of the real
+    // ListStages answer, as the analysis stores them, and reads the page.
     const tab = await context.newPage();
-    await tab.route("**/roadbook.v1.TripService/GetStage", async (route) => {
+    await tab.route("**/roadbook.v1.TripService/ListStages", async (route) => {
       const res = await route.fetch();
-      const msg = pb.fromBinary(pb.GetStageResponseSchema, new Uint8Array(await res.body()));
-      const st = msg.stage;
+      const msg = pb.fromBinary(pb.ListStagesResponseSchema, new Uint8Array(await res.body()));
+      const st = msg.stages[0];
       if (st && st.index === 0) {
         const at = (f) => ({ lat: st.start.lat + f * (st.end.lat - st.start.lat), lon: st.start.lon + f * (st.end.lon - st.start.lon) });
         const point = (kind, name, km, open, minute) => pb.create(pb.ResupplyPointSchema, {
@@ -159,7 +159,7 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
           ],
         });
       }
-      await route.fulfill({ response: res, body: Buffer.from(pb.toBinary(pb.GetStageResponseSchema, msg)) });
+      await route.fulfill({ response: res, body: Buffer.from(pb.toBinary(pb.ListStagesResponseSchema, msg)) });
     });
     await tab.setViewportSize({ width: 1280, height: 900 });
     await tab.goto(`${info.appUrl}trips/${tripId}`);
@@ -246,6 +246,10 @@ test("a rider plans, edits, undoes, exports and shares a trip in the planner", {
     const text = readFileSync(await dl.path(), "utf8");
     assert.match(text, / · Day 2 of \d+\n/);
     assert.match(text, /\nDay 2: rest day, /);
+    const dayOneEnd = (await page.locator('[data-testid=day-row][data-stage-index="0"] [data-testid=day-route]').textContent()).split(" → ")[1];
+    assert.ok(dayOneEnd, "day 1 names where it ends");
+    assert.equal((await rest.locator("[data-testid=day-route]").textContent()).trim(), `Staying at ${dayOneEnd}`, "the rest day says where the rider stays");
+    assert.ok(text.includes(`\nDay 2: rest day, `) && text.includes(`\n  ${dayOneEnd}\n`), "its text names the place too");
     assert.doesNotMatch(text, /Day 3:|Budget:/, "the other days and the trip's budget are not in it");
     await rest.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(shots, "rest-day-1280.png") });

@@ -10,7 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = await esbuild.build({
   stdin: {
     contents: `export { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-export { GetStageResponseSchema, GetTripResponseSchema } from "./src/gen/roadbook/v1/trip_service_pb";
+export { GetStageResponseSchema, GetTripResponseSchema, ListStagesResponseSchema } from "./src/gen/roadbook/v1/trip_service_pb";
 export * from "./src/gen/roadbook/v1/stage_pb";`,
     resolveDir: root,
     loader: "ts",
@@ -22,5 +22,5 @@ export * from "./src/gen/roadbook/v1/stage_pb";`,
   logLevel: "warning",
 });
 
-/** The bundle: create/fromBinary/toBinary, GetStageResponseSchema, GetTripResponseSchema and everything in stage_pb. */
+/** The bundle: create/fromBinary/toBinary, GetStageResponseSchema, GetTripResponseSchema, ListStagesResponseSchema and everything in stage_pb. */
 export const pb = await import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString("base64")}`);

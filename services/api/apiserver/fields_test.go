@@ -84,6 +84,10 @@ func TestErrorFieldsAreJSONNames(t *testing.T) {
 			_, err := c.trips.GetStage(ctx, connect.NewRequest(&roadbookv1.GetStageRequest{TripId: d.TripId, StageIndex: 99}))
 			return err
 		}, "stageIndex"},
+		{"the API: every stage's geometry and one stage's at once", &roadbookv1.GetRouteGeometryRequest{}, func() error {
+			_, err := c.trips.GetRouteGeometry(ctx, connect.NewRequest(&roadbookv1.GetRouteGeometryRequest{TripId: d.TripId, StageIndex: new(uint32(0)), EveryStage: true}))
+			return err
+		}, "everyStage"},
 		{"the planner: an export of a stage out of range", &roadbookv1.ExportTripRequest{}, func() error {
 			_, err := c.exports.ExportTrip(ctx, connect.NewRequest(&roadbookv1.ExportTripRequest{TripId: d.TripId,
 				Format: roadbookv1.ExportFormat_EXPORT_FORMAT_GPX, StageIndex: new(uint32(99))}))

@@ -67,3 +67,25 @@ func (s *shared) geometry(ctx context.Context, st trip.State, stage *uint32, max
 	}
 	return geometryPB(pts, len(pts), mp), nil
 }
+
+// stageGeometries answers GetRouteGeometry with every_stage: each stage's
+// line from the one state st, a rest day's empty.
+func (s *shared) stageGeometries(ctx context.Context, st trip.State, maxPoints *uint32) ([]*roadbookv1.RouteGeometry, error) {
+	var mp uint32
+	if maxPoints != nil {
+		mp = *maxPoints
+	}
+	out := make([]*roadbookv1.RouteGeometry, len(st.Stages))
+	for i, stage := range st.Stages {
+		if stage.RestDay {
+			out[i] = geometryPB(nil, 0, mp)
+			continue
+		}
+		pts, err := s.planner.StagePoints(ctx, stage)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = geometryPB(pts, len(pts), mp)
+	}
+	return out, nil
+}

@@ -180,10 +180,34 @@ func (s *tripService) GetStage(ctx context.Context, req *connect.Request[roadboo
 	return connect.NewResponse(&roadbookv1.GetStageResponse{Version: l.State.Version, Stage: stageDetail(st, l.State.Settings)}), nil
 }
 
-func (s *tripService) GetRouteGeometry(ctx context.Context, req *connect.Request[roadbookv1.GetRouteGeometryRequest]) (*connect.Response[roadbookv1.GetRouteGeometryResponse], error) {
+// ListStages reads the trip once and renders every day as GetStage would.
+func (s *tripService) ListStages(ctx context.Context, req *connect.Request[roadbookv1.ListStagesRequest]) (*connect.Response[roadbookv1.ListStagesResponse], error) {
 	l, err := s.planner.Trip(ctx, req.Msg.TripId)
 	if err != nil {
 		return nil, s.fail(ctx, err)
+	}
+	out := make([]*roadbookv1.StageDetail, len(l.State.Stages))
+	for i, st := range l.State.Stages {
+		out[i] = stageDetail(st, l.State.Settings)
+	}
+	return connect.NewResponse(&roadbookv1.ListStagesResponse{Version: l.State.Version, Stages: out}), nil
+}
+
+func (s *tripService) GetRouteGeometry(ctx context.Context, req *connect.Request[roadbookv1.GetRouteGeometryRequest]) (*connect.Response[roadbookv1.GetRouteGeometryResponse], error) {
+	m := req.Msg
+	if m.EveryStage && m.StageIndex != nil {
+		return nil, s.fail(ctx, &planner.InvalidError{Field: "everyStage", Message: "asks for every stage; leave stageIndex out"})
+	}
+	l, err := s.planner.Trip(ctx, m.TripId)
+	if err != nil {
+		return nil, s.fail(ctx, err)
+	}
+	if m.EveryStage {
+		lines, err := s.stageGeometries(ctx, l.State, m.MaxPoints)
+		if err != nil {
+			return nil, s.fail(ctx, err)
+		}
+		return connect.NewResponse(&roadbookv1.GetRouteGeometryResponse{Version: l.State.Version, Stages: lines}), nil
 	}
 	g, err := s.geometry(ctx, l.State, req.Msg.StageIndex, req.Msg.MaxPoints)
 	if err != nil {

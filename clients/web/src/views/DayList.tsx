@@ -61,7 +61,9 @@ function DayRow(p: { ctx: Ctx; id: string; digest: TripDigest; s: StageDigest; d
             {s.date ? <span class="date"> · {s.date}</span> : null}
             {s.restDay ? <span class="badge"> {t("restDay")}</span> : null}
           </span>
-          {s.restDay ? null : <span class="day-route">{t("from", { a: label(s.startLabel), b: label(s.endLabel) })}</span>}
+          <span class="day-route" data-testid="day-route">
+            {s.restDay ? t("restAt", { a: label(s.endLabel) }) : t("from", { a: label(s.startLabel), b: label(s.endLabel) })}
+          </span>
           {s.restDay ? null : (
             <span class="day-facts">
               <span data-testid="day-km">{km(s.distanceM)}</span> · {t("climb", { n: num(s.ascentM) })}

@@ -129,19 +129,15 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
     const signal = fresh("geometry");
     const out: DayGeom[] = [];
     let start = 0;
-    const lines = await Promise.all(
-      d.stages.map((s) =>
-        s.restDay
-          ? Promise.resolve(null)
-          : api.trips.getRouteGeometry({ tripId: id, stageIndex: s.index, maxPoints: MAX_POINTS_PER_DAY }, { signal }).catch(() => null),
-      ),
-    );
-    if (signal.aborted || cur.current?.version !== d.version) {
+    // Every day's line from one state of the trip (every_stage): asked day
+    // by day, a day an edit removed meanwhile was an error.
+    const res = await api.trips.getRouteGeometry({ tripId: id, everyStage: true, maxPoints: MAX_POINTS_PER_DAY }, { signal }).catch(() => null);
+    if (!res || signal.aborted || cur.current?.version !== d.version || res.version !== d.version || res.stages.length !== d.stages.length) {
       if (loadedGeom.current === key) loadedGeom.current = "";
       return;
     }
     d.stages.forEach((s, i) => {
-      const g = lines[i]?.geometry;
+      const g = s.restDay ? undefined : res.stages[i];
       const pts = g ? decodePolyline(g.polyline) : [];
       out.push(dayGeom(s.index, s.restDay, pts, g?.elevationKnown ? g.elevationsM : [], s.distanceM, start));
       start += s.distanceM;
@@ -154,30 +150,18 @@ export function TripPage({ ctx, id }: { ctx: Ctx; id: string }) {
   };
 
   // Every day in full (riding time, alerts, nights, waypoints): fetched
-  // after any change, a few at a time, newest request wins.
+  // after any change in one ListStages call, newest request wins.
   const loadDetails = async (d: TripDigest) => {
     if (recutting(d)) return;
     const seq = ++detailsSeq.current;
     const signal = fresh("details");
-    const out = new Map<number, StageDetail>();
-    let next = 0;
-    const worker = async () => {
-      while (next < d.stages.length) {
-        // A newer load (or a newer version of the trip) makes this one moot:
-        // stop rather than ask for days that may no longer exist.
-        if (seq !== detailsSeq.current || (cur.current && (cur.current.version !== d.version || cur.current.stages.length !== d.stages.length))) return;
-        const i = next++;
-        try {
-          if (signal.aborted) return;
-          const res = await api.trips.getStage({ tripId: id, stageIndex: i }, { signal });
-          if (res.stage) out.set(i, res.stage);
-        } catch {
-          /* a day edited away meanwhile: the next load has it */
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 6 }, worker));
-    if (seq === detailsSeq.current) setDetails(out);
+    const res = await api.trips.listStages({ tripId: id }, { signal }).catch(() => null);
+    // A newer load, a failure (the next load has them) or days of another
+    // state than the page shows (an edit landed meanwhile; the load for
+    // that state follows): nothing to show from this one.
+    const now = cur.current ?? d;
+    if (!res || seq !== detailsSeq.current || res.version !== now.version || res.stages.length !== now.stages.length) return;
+    setDetails(new Map(res.stages.map((st, i) => [i, st])));
   };
 
   // overtaken: the stream has delivered, since the call that read d was

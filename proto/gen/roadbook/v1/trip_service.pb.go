@@ -724,7 +724,108 @@ func (x *GetStageResponse) GetStage() *StageDetail {
 	return nil
 }
 
-// GetRouteGeometryRequest names a route or one stage.
+// ListStagesRequest names a trip.
+type ListStagesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Trip id (UUID).
+	TripId        string `protobuf:"bytes,1,opt,name=trip_id,json=tripId,proto3" json:"trip_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStagesRequest) Reset() {
+	*x = ListStagesRequest{}
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStagesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStagesRequest) ProtoMessage() {}
+
+func (x *ListStagesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStagesRequest.ProtoReflect.Descriptor instead.
+func (*ListStagesRequest) Descriptor() ([]byte, []int) {
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListStagesRequest) GetTripId() string {
+	if x != nil {
+		return x.TripId
+	}
+	return ""
+}
+
+// ListStagesResponse carries every day in full.
+type ListStagesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The trip version the days were read at.
+	Version int64 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	// The days in order: the day of index i at position i.
+	Stages        []*StageDetail `protobuf:"bytes,2,rep,name=stages,proto3" json:"stages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStagesResponse) Reset() {
+	*x = ListStagesResponse{}
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStagesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStagesResponse) ProtoMessage() {}
+
+func (x *ListStagesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStagesResponse.ProtoReflect.Descriptor instead.
+func (*ListStagesResponse) Descriptor() ([]byte, []int) {
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ListStagesResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *ListStagesResponse) GetStages() []*StageDetail {
+	if x != nil {
+		return x.Stages
+	}
+	return nil
+}
+
+// GetRouteGeometryRequest names a route, one stage or every stage.
 type GetRouteGeometryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Trip id (UUID).
@@ -733,14 +834,18 @@ type GetRouteGeometryRequest struct {
 	StageIndex *uint32 `protobuf:"varint,2,opt,name=stage_index,json=stageIndex,proto3,oneof" json:"stage_index,omitempty"`
 	// Decimate to at most this many points (2–100 000); absent means the
 	// stored decimated geometry as is.
-	MaxPoints     *uint32 `protobuf:"varint,3,opt,name=max_points,json=maxPoints,proto3,oneof" json:"max_points,omitempty"`
+	MaxPoints *uint32 `protobuf:"varint,3,opt,name=max_points,json=maxPoints,proto3,oneof" json:"max_points,omitempty"`
+	// Every stage's line instead of one (stages), each decimated to
+	// max_points, all read from one state of the trip so that they are the
+	// days of one layout; not with stage_index.
+	EveryStage    bool `protobuf:"varint,4,opt,name=every_stage,json=everyStage,proto3" json:"every_stage,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetRouteGeometryRequest) Reset() {
 	*x = GetRouteGeometryRequest{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[10]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -752,7 +857,7 @@ func (x *GetRouteGeometryRequest) String() string {
 func (*GetRouteGeometryRequest) ProtoMessage() {}
 
 func (x *GetRouteGeometryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[10]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -765,7 +870,7 @@ func (x *GetRouteGeometryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRouteGeometryRequest.ProtoReflect.Descriptor instead.
 func (*GetRouteGeometryRequest) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{10}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetRouteGeometryRequest) GetTripId() string {
@@ -789,20 +894,29 @@ func (x *GetRouteGeometryRequest) GetMaxPoints() uint32 {
 	return 0
 }
 
+func (x *GetRouteGeometryRequest) GetEveryStage() bool {
+	if x != nil {
+		return x.EveryStage
+	}
+	return false
+}
+
 // GetRouteGeometryResponse carries the line.
 type GetRouteGeometryResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The trip version the line was read at.
 	Version int64 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	// The line.
-	Geometry      *RouteGeometry `protobuf:"bytes,2,opt,name=geometry,proto3" json:"geometry,omitempty"`
+	// The line (absent with every_stage).
+	Geometry *RouteGeometry `protobuf:"bytes,2,opt,name=geometry,proto3" json:"geometry,omitempty"`
+	// With every_stage: one line per stage in order (a rest day's is empty).
+	Stages        []*RouteGeometry `protobuf:"bytes,3,rep,name=stages,proto3" json:"stages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetRouteGeometryResponse) Reset() {
 	*x = GetRouteGeometryResponse{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[11]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +928,7 @@ func (x *GetRouteGeometryResponse) String() string {
 func (*GetRouteGeometryResponse) ProtoMessage() {}
 
 func (x *GetRouteGeometryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[11]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +941,7 @@ func (x *GetRouteGeometryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRouteGeometryResponse.ProtoReflect.Descriptor instead.
 func (*GetRouteGeometryResponse) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{11}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetRouteGeometryResponse) GetVersion() int64 {
@@ -840,6 +954,13 @@ func (x *GetRouteGeometryResponse) GetVersion() int64 {
 func (x *GetRouteGeometryResponse) GetGeometry() *RouteGeometry {
 	if x != nil {
 		return x.Geometry
+	}
+	return nil
+}
+
+func (x *GetRouteGeometryResponse) GetStages() []*RouteGeometry {
+	if x != nil {
+		return x.Stages
 	}
 	return nil
 }
@@ -870,7 +991,7 @@ type UpdateTripSettingsRequest struct {
 
 func (x *UpdateTripSettingsRequest) Reset() {
 	*x = UpdateTripSettingsRequest{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[12]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -882,7 +1003,7 @@ func (x *UpdateTripSettingsRequest) String() string {
 func (*UpdateTripSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateTripSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[12]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -895,7 +1016,7 @@ func (x *UpdateTripSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTripSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTripSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{12}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UpdateTripSettingsRequest) GetTripId() string {
@@ -964,7 +1085,7 @@ type UpdateTripSettingsResponse struct {
 
 func (x *UpdateTripSettingsResponse) Reset() {
 	*x = UpdateTripSettingsResponse{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[13]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -976,7 +1097,7 @@ func (x *UpdateTripSettingsResponse) String() string {
 func (*UpdateTripSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateTripSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[13]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -989,7 +1110,7 @@ func (x *UpdateTripSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTripSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTripSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{13}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UpdateTripSettingsResponse) GetVersion() int64 {
@@ -1037,7 +1158,7 @@ type DeleteTripRequest struct {
 
 func (x *DeleteTripRequest) Reset() {
 	*x = DeleteTripRequest{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[14]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1049,7 +1170,7 @@ func (x *DeleteTripRequest) String() string {
 func (*DeleteTripRequest) ProtoMessage() {}
 
 func (x *DeleteTripRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[14]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1062,7 +1183,7 @@ func (x *DeleteTripRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTripRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTripRequest) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{14}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DeleteTripRequest) GetTripId() string {
@@ -1111,7 +1232,7 @@ type DeleteTripResponse struct {
 
 func (x *DeleteTripResponse) Reset() {
 	*x = DeleteTripResponse{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[15]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1123,7 +1244,7 @@ func (x *DeleteTripResponse) String() string {
 func (*DeleteTripResponse) ProtoMessage() {}
 
 func (x *DeleteTripResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[15]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1136,7 +1257,7 @@ func (x *DeleteTripResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTripResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTripResponse) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{15}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DeleteTripResponse) GetVersion() int64 {
@@ -1182,7 +1303,7 @@ type DuplicateTripRequest struct {
 
 func (x *DuplicateTripRequest) Reset() {
 	*x = DuplicateTripRequest{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[16]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1194,7 +1315,7 @@ func (x *DuplicateTripRequest) String() string {
 func (*DuplicateTripRequest) ProtoMessage() {}
 
 func (x *DuplicateTripRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[16]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1207,7 +1328,7 @@ func (x *DuplicateTripRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DuplicateTripRequest.ProtoReflect.Descriptor instead.
 func (*DuplicateTripRequest) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{16}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DuplicateTripRequest) GetTripId() string {
@@ -1246,7 +1367,7 @@ type DuplicateTripResponse struct {
 
 func (x *DuplicateTripResponse) Reset() {
 	*x = DuplicateTripResponse{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[17]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1258,7 +1379,7 @@ func (x *DuplicateTripResponse) String() string {
 func (*DuplicateTripResponse) ProtoMessage() {}
 
 func (x *DuplicateTripResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[17]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1271,7 +1392,7 @@ func (x *DuplicateTripResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DuplicateTripResponse.ProtoReflect.Descriptor instead.
 func (*DuplicateTripResponse) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{17}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DuplicateTripResponse) GetTripId() string {
@@ -1316,7 +1437,7 @@ type AnalyzeTripRequest struct {
 
 func (x *AnalyzeTripRequest) Reset() {
 	*x = AnalyzeTripRequest{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[18]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1328,7 +1449,7 @@ func (x *AnalyzeTripRequest) String() string {
 func (*AnalyzeTripRequest) ProtoMessage() {}
 
 func (x *AnalyzeTripRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[18]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1341,7 +1462,7 @@ func (x *AnalyzeTripRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyzeTripRequest.ProtoReflect.Descriptor instead.
 func (*AnalyzeTripRequest) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{18}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AnalyzeTripRequest) GetTripId() string {
@@ -1390,7 +1511,7 @@ type AnalyzeTripResponse struct {
 
 func (x *AnalyzeTripResponse) Reset() {
 	*x = AnalyzeTripResponse{}
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[19]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1402,7 +1523,7 @@ func (x *AnalyzeTripResponse) String() string {
 func (*AnalyzeTripResponse) ProtoMessage() {}
 
 func (x *AnalyzeTripResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_roadbook_v1_trip_service_proto_msgTypes[19]
+	mi := &file_roadbook_v1_trip_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1415,7 +1536,7 @@ func (x *AnalyzeTripResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyzeTripResponse.ProtoReflect.Descriptor instead.
 func (*AnalyzeTripResponse) Descriptor() ([]byte, []int) {
-	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{19}
+	return file_roadbook_v1_trip_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AnalyzeTripResponse) GetVersion() int64 {
@@ -1505,18 +1626,26 @@ const file_roadbook_v1_trip_service_proto_rawDesc = "" +
 	"stageIndex\"\\\n" +
 	"\x10GetStageResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12.\n" +
-	"\x05stage\x18\x02 \x01(\v2\x18.roadbook.v1.StageDetailR\x05stage\"\xbc\x01\n" +
+	"\x05stage\x18\x02 \x01(\v2\x18.roadbook.v1.StageDetailR\x05stage\"6\n" +
+	"\x11ListStagesRequest\x12!\n" +
+	"\atrip_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\x06tripId\"`\n" +
+	"\x12ListStagesResponse\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\x03R\aversion\x120\n" +
+	"\x06stages\x18\x02 \x03(\v2\x18.roadbook.v1.StageDetailR\x06stages\"\xdd\x01\n" +
 	"\x17GetRouteGeometryRequest\x12!\n" +
 	"\atrip_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\x06tripId\x12.\n" +
 	"\vstage_index\x18\x02 \x01(\rB\b\xbaH\x05*\x03\x18\xe7\aH\x00R\n" +
 	"stageIndex\x88\x01\x01\x12/\n" +
 	"\n" +
-	"max_points\x18\x03 \x01(\rB\v\xbaH\b*\x06\x18\xa0\x8d\x06(\x02H\x01R\tmaxPoints\x88\x01\x01B\x0e\n" +
+	"max_points\x18\x03 \x01(\rB\v\xbaH\b*\x06\x18\xa0\x8d\x06(\x02H\x01R\tmaxPoints\x88\x01\x01\x12\x1f\n" +
+	"\vevery_stage\x18\x04 \x01(\bR\n" +
+	"everyStageB\x0e\n" +
 	"\f_stage_indexB\r\n" +
-	"\v_max_points\"l\n" +
+	"\v_max_points\"\xa0\x01\n" +
 	"\x18GetRouteGeometryResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x126\n" +
-	"\bgeometry\x18\x02 \x01(\v2\x1a.roadbook.v1.RouteGeometryR\bgeometry\"\xf4\x02\n" +
+	"\bgeometry\x18\x02 \x01(\v2\x1a.roadbook.v1.RouteGeometryR\bgeometry\x122\n" +
+	"\x06stages\x18\x03 \x03(\v2\x1a.roadbook.v1.RouteGeometryR\x06stages\"\xf4\x02\n" +
 	"\x19UpdateTripSettingsRequest\x12!\n" +
 	"\atrip_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\xb0\x01\x01R\x06tripId\x12!\n" +
 	"\aversion\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x01R\aversion\x12B\n" +
@@ -1564,13 +1693,15 @@ const file_roadbook_v1_trip_service_proto_rawDesc = "" +
 	"\x11version_unchanged\x18\x02 \x01(\bR\x10versionUnchanged\x12\x1f\n" +
 	"\vanalysis_id\x18\x03 \x01(\tR\n" +
 	"analysisId\x12)\n" +
-	"\x04next\x18\x04 \x01(\v2\x15.roadbook.v1.NextCallR\x04next2\x8e\a\n" +
+	"\x04next\x18\x04 \x01(\v2\x15.roadbook.v1.NextCallR\x04next2\xe2\a\n" +
 	"\vTripService\x12O\n" +
 	"\tListTrips\x12\x1d.roadbook.v1.ListTripsRequest\x1a\x1e.roadbook.v1.ListTripsResponse\"\x03\x90\x02\x01\x12b\n" +
 	"\x11CreateTripFromUrl\x12%.roadbook.v1.CreateTripFromUrlRequest\x1a&.roadbook.v1.CreateTripFromUrlResponse\x12k\n" +
 	"\x14CreateTripFromUpload\x12(.roadbook.v1.CreateTripFromUploadRequest\x1a).roadbook.v1.CreateTripFromUploadResponse\x12I\n" +
 	"\aGetTrip\x12\x1b.roadbook.v1.GetTripRequest\x1a\x1c.roadbook.v1.GetTripResponse\"\x03\x90\x02\x01\x12L\n" +
-	"\bGetStage\x12\x1c.roadbook.v1.GetStageRequest\x1a\x1d.roadbook.v1.GetStageResponse\"\x03\x90\x02\x01\x12d\n" +
+	"\bGetStage\x12\x1c.roadbook.v1.GetStageRequest\x1a\x1d.roadbook.v1.GetStageResponse\"\x03\x90\x02\x01\x12R\n" +
+	"\n" +
+	"ListStages\x12\x1e.roadbook.v1.ListStagesRequest\x1a\x1f.roadbook.v1.ListStagesResponse\"\x03\x90\x02\x01\x12d\n" +
 	"\x10GetRouteGeometry\x12$.roadbook.v1.GetRouteGeometryRequest\x1a%.roadbook.v1.GetRouteGeometryResponse\"\x03\x90\x02\x01\x12e\n" +
 	"\x12UpdateTripSettings\x12&.roadbook.v1.UpdateTripSettingsRequest\x1a'.roadbook.v1.UpdateTripSettingsResponse\x12M\n" +
 	"\n" +
@@ -1591,7 +1722,7 @@ func file_roadbook_v1_trip_service_proto_rawDescGZIP() []byte {
 	return file_roadbook_v1_trip_service_proto_rawDescData
 }
 
-var file_roadbook_v1_trip_service_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_roadbook_v1_trip_service_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_roadbook_v1_trip_service_proto_goTypes = []any{
 	(*ListTripsRequest)(nil),             // 0: roadbook.v1.ListTripsRequest
 	(*ListTripsResponse)(nil),            // 1: roadbook.v1.ListTripsResponse
@@ -1603,70 +1734,76 @@ var file_roadbook_v1_trip_service_proto_goTypes = []any{
 	(*GetTripResponse)(nil),              // 7: roadbook.v1.GetTripResponse
 	(*GetStageRequest)(nil),              // 8: roadbook.v1.GetStageRequest
 	(*GetStageResponse)(nil),             // 9: roadbook.v1.GetStageResponse
-	(*GetRouteGeometryRequest)(nil),      // 10: roadbook.v1.GetRouteGeometryRequest
-	(*GetRouteGeometryResponse)(nil),     // 11: roadbook.v1.GetRouteGeometryResponse
-	(*UpdateTripSettingsRequest)(nil),    // 12: roadbook.v1.UpdateTripSettingsRequest
-	(*UpdateTripSettingsResponse)(nil),   // 13: roadbook.v1.UpdateTripSettingsResponse
-	(*DeleteTripRequest)(nil),            // 14: roadbook.v1.DeleteTripRequest
-	(*DeleteTripResponse)(nil),           // 15: roadbook.v1.DeleteTripResponse
-	(*DuplicateTripRequest)(nil),         // 16: roadbook.v1.DuplicateTripRequest
-	(*DuplicateTripResponse)(nil),        // 17: roadbook.v1.DuplicateTripResponse
-	(*AnalyzeTripRequest)(nil),           // 18: roadbook.v1.AnalyzeTripRequest
-	(*AnalyzeTripResponse)(nil),          // 19: roadbook.v1.AnalyzeTripResponse
-	(TripStatus)(0),                      // 20: roadbook.v1.TripStatus
-	(RouteSourceKind)(0),                 // 21: roadbook.v1.RouteSourceKind
-	(*TripSummary)(nil),                  // 22: roadbook.v1.TripSummary
-	(*TripSettingsInput)(nil),            // 23: roadbook.v1.TripSettingsInput
-	(*NextCall)(nil),                     // 24: roadbook.v1.NextCall
-	(*TripDigest)(nil),                   // 25: roadbook.v1.TripDigest
-	(*StageDetail)(nil),                  // 26: roadbook.v1.StageDetail
-	(*RouteGeometry)(nil),                // 27: roadbook.v1.RouteGeometry
-	(*Impact)(nil),                       // 28: roadbook.v1.Impact
-	(*TripSettings)(nil),                 // 29: roadbook.v1.TripSettings
+	(*ListStagesRequest)(nil),            // 10: roadbook.v1.ListStagesRequest
+	(*ListStagesResponse)(nil),           // 11: roadbook.v1.ListStagesResponse
+	(*GetRouteGeometryRequest)(nil),      // 12: roadbook.v1.GetRouteGeometryRequest
+	(*GetRouteGeometryResponse)(nil),     // 13: roadbook.v1.GetRouteGeometryResponse
+	(*UpdateTripSettingsRequest)(nil),    // 14: roadbook.v1.UpdateTripSettingsRequest
+	(*UpdateTripSettingsResponse)(nil),   // 15: roadbook.v1.UpdateTripSettingsResponse
+	(*DeleteTripRequest)(nil),            // 16: roadbook.v1.DeleteTripRequest
+	(*DeleteTripResponse)(nil),           // 17: roadbook.v1.DeleteTripResponse
+	(*DuplicateTripRequest)(nil),         // 18: roadbook.v1.DuplicateTripRequest
+	(*DuplicateTripResponse)(nil),        // 19: roadbook.v1.DuplicateTripResponse
+	(*AnalyzeTripRequest)(nil),           // 20: roadbook.v1.AnalyzeTripRequest
+	(*AnalyzeTripResponse)(nil),          // 21: roadbook.v1.AnalyzeTripResponse
+	(TripStatus)(0),                      // 22: roadbook.v1.TripStatus
+	(RouteSourceKind)(0),                 // 23: roadbook.v1.RouteSourceKind
+	(*TripSummary)(nil),                  // 24: roadbook.v1.TripSummary
+	(*TripSettingsInput)(nil),            // 25: roadbook.v1.TripSettingsInput
+	(*NextCall)(nil),                     // 26: roadbook.v1.NextCall
+	(*TripDigest)(nil),                   // 27: roadbook.v1.TripDigest
+	(*StageDetail)(nil),                  // 28: roadbook.v1.StageDetail
+	(*RouteGeometry)(nil),                // 29: roadbook.v1.RouteGeometry
+	(*Impact)(nil),                       // 30: roadbook.v1.Impact
+	(*TripSettings)(nil),                 // 31: roadbook.v1.TripSettings
 }
 var file_roadbook_v1_trip_service_proto_depIdxs = []int32{
-	20, // 0: roadbook.v1.ListTripsRequest.statuses:type_name -> roadbook.v1.TripStatus
-	21, // 1: roadbook.v1.ListTripsRequest.source_kinds:type_name -> roadbook.v1.RouteSourceKind
-	22, // 2: roadbook.v1.ListTripsResponse.trips:type_name -> roadbook.v1.TripSummary
-	23, // 3: roadbook.v1.CreateTripFromUrlRequest.settings:type_name -> roadbook.v1.TripSettingsInput
-	20, // 4: roadbook.v1.CreateTripFromUrlResponse.status:type_name -> roadbook.v1.TripStatus
-	24, // 5: roadbook.v1.CreateTripFromUrlResponse.next:type_name -> roadbook.v1.NextCall
-	23, // 6: roadbook.v1.CreateTripFromUploadRequest.settings:type_name -> roadbook.v1.TripSettingsInput
-	20, // 7: roadbook.v1.CreateTripFromUploadResponse.status:type_name -> roadbook.v1.TripStatus
-	24, // 8: roadbook.v1.CreateTripFromUploadResponse.next:type_name -> roadbook.v1.NextCall
-	25, // 9: roadbook.v1.GetTripResponse.trip:type_name -> roadbook.v1.TripDigest
-	26, // 10: roadbook.v1.GetStageResponse.stage:type_name -> roadbook.v1.StageDetail
-	27, // 11: roadbook.v1.GetRouteGeometryResponse.geometry:type_name -> roadbook.v1.RouteGeometry
-	23, // 12: roadbook.v1.UpdateTripSettingsRequest.settings:type_name -> roadbook.v1.TripSettingsInput
-	28, // 13: roadbook.v1.UpdateTripSettingsResponse.impact:type_name -> roadbook.v1.Impact
-	29, // 14: roadbook.v1.UpdateTripSettingsResponse.settings:type_name -> roadbook.v1.TripSettings
-	28, // 15: roadbook.v1.DeleteTripResponse.impact:type_name -> roadbook.v1.Impact
-	24, // 16: roadbook.v1.AnalyzeTripResponse.next:type_name -> roadbook.v1.NextCall
-	0,  // 17: roadbook.v1.TripService.ListTrips:input_type -> roadbook.v1.ListTripsRequest
-	2,  // 18: roadbook.v1.TripService.CreateTripFromUrl:input_type -> roadbook.v1.CreateTripFromUrlRequest
-	4,  // 19: roadbook.v1.TripService.CreateTripFromUpload:input_type -> roadbook.v1.CreateTripFromUploadRequest
-	6,  // 20: roadbook.v1.TripService.GetTrip:input_type -> roadbook.v1.GetTripRequest
-	8,  // 21: roadbook.v1.TripService.GetStage:input_type -> roadbook.v1.GetStageRequest
-	10, // 22: roadbook.v1.TripService.GetRouteGeometry:input_type -> roadbook.v1.GetRouteGeometryRequest
-	12, // 23: roadbook.v1.TripService.UpdateTripSettings:input_type -> roadbook.v1.UpdateTripSettingsRequest
-	14, // 24: roadbook.v1.TripService.DeleteTrip:input_type -> roadbook.v1.DeleteTripRequest
-	16, // 25: roadbook.v1.TripService.DuplicateTrip:input_type -> roadbook.v1.DuplicateTripRequest
-	18, // 26: roadbook.v1.TripService.AnalyzeTrip:input_type -> roadbook.v1.AnalyzeTripRequest
-	1,  // 27: roadbook.v1.TripService.ListTrips:output_type -> roadbook.v1.ListTripsResponse
-	3,  // 28: roadbook.v1.TripService.CreateTripFromUrl:output_type -> roadbook.v1.CreateTripFromUrlResponse
-	5,  // 29: roadbook.v1.TripService.CreateTripFromUpload:output_type -> roadbook.v1.CreateTripFromUploadResponse
-	7,  // 30: roadbook.v1.TripService.GetTrip:output_type -> roadbook.v1.GetTripResponse
-	9,  // 31: roadbook.v1.TripService.GetStage:output_type -> roadbook.v1.GetStageResponse
-	11, // 32: roadbook.v1.TripService.GetRouteGeometry:output_type -> roadbook.v1.GetRouteGeometryResponse
-	13, // 33: roadbook.v1.TripService.UpdateTripSettings:output_type -> roadbook.v1.UpdateTripSettingsResponse
-	15, // 34: roadbook.v1.TripService.DeleteTrip:output_type -> roadbook.v1.DeleteTripResponse
-	17, // 35: roadbook.v1.TripService.DuplicateTrip:output_type -> roadbook.v1.DuplicateTripResponse
-	19, // 36: roadbook.v1.TripService.AnalyzeTrip:output_type -> roadbook.v1.AnalyzeTripResponse
-	27, // [27:37] is the sub-list for method output_type
-	17, // [17:27] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	22, // 0: roadbook.v1.ListTripsRequest.statuses:type_name -> roadbook.v1.TripStatus
+	23, // 1: roadbook.v1.ListTripsRequest.source_kinds:type_name -> roadbook.v1.RouteSourceKind
+	24, // 2: roadbook.v1.ListTripsResponse.trips:type_name -> roadbook.v1.TripSummary
+	25, // 3: roadbook.v1.CreateTripFromUrlRequest.settings:type_name -> roadbook.v1.TripSettingsInput
+	22, // 4: roadbook.v1.CreateTripFromUrlResponse.status:type_name -> roadbook.v1.TripStatus
+	26, // 5: roadbook.v1.CreateTripFromUrlResponse.next:type_name -> roadbook.v1.NextCall
+	25, // 6: roadbook.v1.CreateTripFromUploadRequest.settings:type_name -> roadbook.v1.TripSettingsInput
+	22, // 7: roadbook.v1.CreateTripFromUploadResponse.status:type_name -> roadbook.v1.TripStatus
+	26, // 8: roadbook.v1.CreateTripFromUploadResponse.next:type_name -> roadbook.v1.NextCall
+	27, // 9: roadbook.v1.GetTripResponse.trip:type_name -> roadbook.v1.TripDigest
+	28, // 10: roadbook.v1.GetStageResponse.stage:type_name -> roadbook.v1.StageDetail
+	28, // 11: roadbook.v1.ListStagesResponse.stages:type_name -> roadbook.v1.StageDetail
+	29, // 12: roadbook.v1.GetRouteGeometryResponse.geometry:type_name -> roadbook.v1.RouteGeometry
+	29, // 13: roadbook.v1.GetRouteGeometryResponse.stages:type_name -> roadbook.v1.RouteGeometry
+	25, // 14: roadbook.v1.UpdateTripSettingsRequest.settings:type_name -> roadbook.v1.TripSettingsInput
+	30, // 15: roadbook.v1.UpdateTripSettingsResponse.impact:type_name -> roadbook.v1.Impact
+	31, // 16: roadbook.v1.UpdateTripSettingsResponse.settings:type_name -> roadbook.v1.TripSettings
+	30, // 17: roadbook.v1.DeleteTripResponse.impact:type_name -> roadbook.v1.Impact
+	26, // 18: roadbook.v1.AnalyzeTripResponse.next:type_name -> roadbook.v1.NextCall
+	0,  // 19: roadbook.v1.TripService.ListTrips:input_type -> roadbook.v1.ListTripsRequest
+	2,  // 20: roadbook.v1.TripService.CreateTripFromUrl:input_type -> roadbook.v1.CreateTripFromUrlRequest
+	4,  // 21: roadbook.v1.TripService.CreateTripFromUpload:input_type -> roadbook.v1.CreateTripFromUploadRequest
+	6,  // 22: roadbook.v1.TripService.GetTrip:input_type -> roadbook.v1.GetTripRequest
+	8,  // 23: roadbook.v1.TripService.GetStage:input_type -> roadbook.v1.GetStageRequest
+	10, // 24: roadbook.v1.TripService.ListStages:input_type -> roadbook.v1.ListStagesRequest
+	12, // 25: roadbook.v1.TripService.GetRouteGeometry:input_type -> roadbook.v1.GetRouteGeometryRequest
+	14, // 26: roadbook.v1.TripService.UpdateTripSettings:input_type -> roadbook.v1.UpdateTripSettingsRequest
+	16, // 27: roadbook.v1.TripService.DeleteTrip:input_type -> roadbook.v1.DeleteTripRequest
+	18, // 28: roadbook.v1.TripService.DuplicateTrip:input_type -> roadbook.v1.DuplicateTripRequest
+	20, // 29: roadbook.v1.TripService.AnalyzeTrip:input_type -> roadbook.v1.AnalyzeTripRequest
+	1,  // 30: roadbook.v1.TripService.ListTrips:output_type -> roadbook.v1.ListTripsResponse
+	3,  // 31: roadbook.v1.TripService.CreateTripFromUrl:output_type -> roadbook.v1.CreateTripFromUrlResponse
+	5,  // 32: roadbook.v1.TripService.CreateTripFromUpload:output_type -> roadbook.v1.CreateTripFromUploadResponse
+	7,  // 33: roadbook.v1.TripService.GetTrip:output_type -> roadbook.v1.GetTripResponse
+	9,  // 34: roadbook.v1.TripService.GetStage:output_type -> roadbook.v1.GetStageResponse
+	11, // 35: roadbook.v1.TripService.ListStages:output_type -> roadbook.v1.ListStagesResponse
+	13, // 36: roadbook.v1.TripService.GetRouteGeometry:output_type -> roadbook.v1.GetRouteGeometryResponse
+	15, // 37: roadbook.v1.TripService.UpdateTripSettings:output_type -> roadbook.v1.UpdateTripSettingsResponse
+	17, // 38: roadbook.v1.TripService.DeleteTrip:output_type -> roadbook.v1.DeleteTripResponse
+	19, // 39: roadbook.v1.TripService.DuplicateTrip:output_type -> roadbook.v1.DuplicateTripResponse
+	21, // 40: roadbook.v1.TripService.AnalyzeTrip:output_type -> roadbook.v1.AnalyzeTripResponse
+	30, // [30:41] is the sub-list for method output_type
+	19, // [19:30] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_roadbook_v1_trip_service_proto_init() }
@@ -1683,18 +1820,18 @@ func file_roadbook_v1_trip_service_proto_init() {
 	file_roadbook_v1_trip_service_proto_msgTypes[0].OneofWrappers = []any{}
 	file_roadbook_v1_trip_service_proto_msgTypes[2].OneofWrappers = []any{}
 	file_roadbook_v1_trip_service_proto_msgTypes[4].OneofWrappers = []any{}
-	file_roadbook_v1_trip_service_proto_msgTypes[10].OneofWrappers = []any{}
 	file_roadbook_v1_trip_service_proto_msgTypes[12].OneofWrappers = []any{}
 	file_roadbook_v1_trip_service_proto_msgTypes[14].OneofWrappers = []any{}
 	file_roadbook_v1_trip_service_proto_msgTypes[16].OneofWrappers = []any{}
 	file_roadbook_v1_trip_service_proto_msgTypes[18].OneofWrappers = []any{}
+	file_roadbook_v1_trip_service_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_roadbook_v1_trip_service_proto_rawDesc), len(file_roadbook_v1_trip_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -45,6 +45,8 @@ const (
 	TripServiceGetTripProcedure = "/roadbook.v1.TripService/GetTrip"
 	// TripServiceGetStageProcedure is the fully-qualified name of the TripService's GetStage RPC.
 	TripServiceGetStageProcedure = "/roadbook.v1.TripService/GetStage"
+	// TripServiceListStagesProcedure is the fully-qualified name of the TripService's ListStages RPC.
+	TripServiceListStagesProcedure = "/roadbook.v1.TripService/ListStages"
 	// TripServiceGetRouteGeometryProcedure is the fully-qualified name of the TripService's
 	// GetRouteGeometry RPC.
 	TripServiceGetRouteGeometryProcedure = "/roadbook.v1.TripService/GetRouteGeometry"
@@ -76,8 +78,13 @@ type TripServiceClient interface {
 	GetTrip(context.Context, *connect.Request[v1.GetTripRequest]) (*connect.Response[v1.GetTripResponse], error)
 	// GetStage returns one day in full.
 	GetStage(context.Context, *connect.Request[v1.GetStageRequest]) (*connect.Response[v1.GetStageResponse], error)
-	// GetRouteGeometry returns the route (or one stage) as a polyline,
-	// decimated to at most max_points.
+	// ListStages returns every day in full, read from one state of the trip:
+	// a client showing all of them (the web planner) gets one layout of the
+	// days even while another client edits them, which asking GetStage day by
+	// day cannot promise (a day may be edited away between two calls).
+	ListStages(context.Context, *connect.Request[v1.ListStagesRequest]) (*connect.Response[v1.ListStagesResponse], error)
+	// GetRouteGeometry returns the route (or one stage, or every stage from
+	// one state of the trip) as polylines, decimated to at most max_points.
 	GetRouteGeometry(context.Context, *connect.Request[v1.GetRouteGeometryRequest]) (*connect.Response[v1.GetRouteGeometryResponse], error)
 	// UpdateTripSettings changes settings; pacing changes recut every day.
 	// Destructive: validate_only returns the impact without writing.
@@ -136,6 +143,13 @@ func NewTripServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		listStages: connect.NewClient[v1.ListStagesRequest, v1.ListStagesResponse](
+			httpClient,
+			baseURL+TripServiceListStagesProcedure,
+			connect.WithSchema(tripServiceMethods.ByName("ListStages")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 		getRouteGeometry: connect.NewClient[v1.GetRouteGeometryRequest, v1.GetRouteGeometryResponse](
 			httpClient,
 			baseURL+TripServiceGetRouteGeometryProcedure,
@@ -177,6 +191,7 @@ type tripServiceClient struct {
 	createTripFromUpload *connect.Client[v1.CreateTripFromUploadRequest, v1.CreateTripFromUploadResponse]
 	getTrip              *connect.Client[v1.GetTripRequest, v1.GetTripResponse]
 	getStage             *connect.Client[v1.GetStageRequest, v1.GetStageResponse]
+	listStages           *connect.Client[v1.ListStagesRequest, v1.ListStagesResponse]
 	getRouteGeometry     *connect.Client[v1.GetRouteGeometryRequest, v1.GetRouteGeometryResponse]
 	updateTripSettings   *connect.Client[v1.UpdateTripSettingsRequest, v1.UpdateTripSettingsResponse]
 	deleteTrip           *connect.Client[v1.DeleteTripRequest, v1.DeleteTripResponse]
@@ -207,6 +222,11 @@ func (c *tripServiceClient) GetTrip(ctx context.Context, req *connect.Request[v1
 // GetStage calls roadbook.v1.TripService.GetStage.
 func (c *tripServiceClient) GetStage(ctx context.Context, req *connect.Request[v1.GetStageRequest]) (*connect.Response[v1.GetStageResponse], error) {
 	return c.getStage.CallUnary(ctx, req)
+}
+
+// ListStages calls roadbook.v1.TripService.ListStages.
+func (c *tripServiceClient) ListStages(ctx context.Context, req *connect.Request[v1.ListStagesRequest]) (*connect.Response[v1.ListStagesResponse], error) {
+	return c.listStages.CallUnary(ctx, req)
 }
 
 // GetRouteGeometry calls roadbook.v1.TripService.GetRouteGeometry.
@@ -250,8 +270,13 @@ type TripServiceHandler interface {
 	GetTrip(context.Context, *connect.Request[v1.GetTripRequest]) (*connect.Response[v1.GetTripResponse], error)
 	// GetStage returns one day in full.
 	GetStage(context.Context, *connect.Request[v1.GetStageRequest]) (*connect.Response[v1.GetStageResponse], error)
-	// GetRouteGeometry returns the route (or one stage) as a polyline,
-	// decimated to at most max_points.
+	// ListStages returns every day in full, read from one state of the trip:
+	// a client showing all of them (the web planner) gets one layout of the
+	// days even while another client edits them, which asking GetStage day by
+	// day cannot promise (a day may be edited away between two calls).
+	ListStages(context.Context, *connect.Request[v1.ListStagesRequest]) (*connect.Response[v1.ListStagesResponse], error)
+	// GetRouteGeometry returns the route (or one stage, or every stage from
+	// one state of the trip) as polylines, decimated to at most max_points.
 	GetRouteGeometry(context.Context, *connect.Request[v1.GetRouteGeometryRequest]) (*connect.Response[v1.GetRouteGeometryResponse], error)
 	// UpdateTripSettings changes settings; pacing changes recut every day.
 	// Destructive: validate_only returns the impact without writing.
@@ -306,6 +331,13 @@ func NewTripServiceHandler(svc TripServiceHandler, opts ...connect.HandlerOption
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	tripServiceListStagesHandler := connect.NewUnaryHandler(
+		TripServiceListStagesProcedure,
+		svc.ListStages,
+		connect.WithSchema(tripServiceMethods.ByName("ListStages")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	tripServiceGetRouteGeometryHandler := connect.NewUnaryHandler(
 		TripServiceGetRouteGeometryProcedure,
 		svc.GetRouteGeometry,
@@ -349,6 +381,8 @@ func NewTripServiceHandler(svc TripServiceHandler, opts ...connect.HandlerOption
 			tripServiceGetTripHandler.ServeHTTP(w, r)
 		case TripServiceGetStageProcedure:
 			tripServiceGetStageHandler.ServeHTTP(w, r)
+		case TripServiceListStagesProcedure:
+			tripServiceListStagesHandler.ServeHTTP(w, r)
 		case TripServiceGetRouteGeometryProcedure:
 			tripServiceGetRouteGeometryHandler.ServeHTTP(w, r)
 		case TripServiceUpdateTripSettingsProcedure:
@@ -386,6 +420,10 @@ func (UnimplementedTripServiceHandler) GetTrip(context.Context, *connect.Request
 
 func (UnimplementedTripServiceHandler) GetStage(context.Context, *connect.Request[v1.GetStageRequest]) (*connect.Response[v1.GetStageResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("roadbook.v1.TripService.GetStage is not implemented"))
+}
+
+func (UnimplementedTripServiceHandler) ListStages(context.Context, *connect.Request[v1.ListStagesRequest]) (*connect.Response[v1.ListStagesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("roadbook.v1.TripService.ListStages is not implemented"))
 }
 
 func (UnimplementedTripServiceHandler) GetRouteGeometry(context.Context, *connect.Request[v1.GetRouteGeometryRequest]) (*connect.Response[v1.GetRouteGeometryResponse], error) {
