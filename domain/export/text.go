@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -30,10 +31,16 @@ func dayDetails(s Stage, tripDated bool) []string {
 		out = append(out, "Weather: not available")
 	}
 	if s.RestDay {
+		if w := waypointsLine(s); w != "" {
+			out = append(out, w)
+		}
 		return out
 	}
 	if top := highestPoint(s); top != "" {
 		out = append(out, top)
+	}
+	if w := waypointsLine(s); w != "" {
+		out = append(out, w)
 	}
 	for _, l := range ResupplyLines(s.Resupply, nil, MaxTextResupplyPerKind) {
 		out = append(out, l.Label+": "+l.Text())
@@ -67,6 +74,45 @@ func highestPoint(s Stage) string {
 	}
 	at := route.MeasuredDistances(s.Points)[top]
 	return fmt.Sprintf("Highest point: %.0f m at km %s", s.Points[top].Ele, strconv.FormatFloat(at/1000, 'f', 1, 64))
+}
+
+// waypointsLine is "Your waypoints: km 12.3 Spring (water) · km 40.1
+// Camp", the rider's own points of the day in route order, each at the km
+// of the day's point nearest to it (where the GPX and FIT place them, on
+// the day's measured scale); a rest day's, which has no route, without km.
+// Empty for a day without any. Names and categories are user text, cleaned
+// to one line.
+func waypointsLine(s Stage) string {
+	if len(s.Waypoints) == 0 {
+		return ""
+	}
+	type item struct {
+		at   float64
+		text string
+	}
+	var at []float64
+	if len(s.Points) > 0 {
+		at = route.MeasuredDistances(s.Points)
+	}
+	items := make([]item, 0, len(s.Waypoints))
+	for _, w := range s.Waypoints {
+		text := cleanText(w.Name)
+		if c := cleanText(w.Category); c != "" {
+			text += " (" + c + ")"
+		}
+		it := item{text: text}
+		if at != nil {
+			it.at = at[nearestPoint(s.Points, w.Lat, w.Lon)]
+			it.text = "km " + strconv.FormatFloat(it.at/1000, 'f', 1, 64) + " " + text
+		}
+		items = append(items, it)
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(a.at, b.at) })
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = it.text
+	}
+	return "Your waypoints: " + strings.Join(texts, " · ")
 }
 
 // weatherLine is "Weather (forecast): 9–17 °C, 2.5 mm, wind 25 km/h
@@ -117,11 +163,13 @@ const (
 //	  <start place> → <end place>
 //	  Weather (<forecast|typical for the date>): <min>–<max> °C, <mm> mm, wind <v> km/h (<headwind|tailwind> <h> km/h), comfort <c>/100
 //	  Highest point: <m> m at km <k>
+//	  Your waypoints: km <k> <name> (<category>) · …
 //	  Water: km <k> <name> · km <k> <name> …
 //	  Food shops: km <k> <name> (<open|closed> when you pass) · …
 //	  Cafés and restaurants: km <k> <name> · …
 //	<date>: rest day, <accommodation>, <min>–<max> €                   (rest day)
 //	  <the place of the rest day>
+//	  Your waypoints: <name> (<category>) · …
 //	<blank line>
 //	Budget: <min>–<max> €
 //
@@ -144,7 +192,8 @@ const (
 // day when no day is dated, the header line says it once); its highest
 // point, when the day climbs SummitMinRiseM above both its ends to it (the
 // summit the GPX and FIT exports mark; km on the day's measured scale, one
-// decimal); then its resupply points by kind in route order (km along the day, one decimal;
+// decimal); the rider's own waypoints in route order (a rest day's without
+// km); then its resupply points by kind in route order (km along the day, one decimal;
 // an unnamed point is its km alone; at most MaxTextResupplyPerKind each,
 // then "and N more"), or "Resupply: none found within 500 m of the route"
 // when the analysis looked and found none.

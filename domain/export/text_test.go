@@ -189,7 +189,7 @@ func TestWriteText(t *testing.T) {
 		require.NotContains(t, buf.String(), "km 8.0")
 	})
 
-	t.Run("each day says where it goes and the top it climbs to", func(t *testing.T) {
+	t.Run("each day says where it goes, the top it climbs to and the rider's own points", func(t *testing.T) {
 		t.Parallel()
 		// Points 0.01° apart on the equator's meridian: 1,105.7 m each
 		// (the meridian's degree there is 110,574 m).
@@ -202,8 +202,10 @@ func TestWriteText(t *testing.T) {
 		}
 		trip := export.Trip{Stages: []export.Stage{
 			// A pass at the third point (km 2.2), 600 m above the day's end.
-			{Label: "Maslianico → Bodio", DistanceM: 4423, AscentM: 900, DescentM: 600, Points: climb(500, 900, 1400, 1100, 800)},
-			{RestDay: true, Label: "Bodio → Bodio", EndLabel: "Bodio"},
+			{Label: "Maslianico → Bodio", DistanceM: 4423, AscentM: 900, DescentM: 600, Points: climb(500, 900, 1400, 1100, 800),
+				// Given out of route order: the text puts them in it.
+				Waypoints: []export.Waypoint{{Name: "Camp", Lat: 0.03, Lon: 0.0001}, {Name: "Spring", Category: "water", Lat: 0.01, Lon: 0.0002}}},
+			{RestDay: true, Label: "Bodio → Bodio", EndLabel: "Bodio", Waypoints: []export.Waypoint{{Name: "Bike\nshop", Category: "repair", Lat: 0.04}}},
 			// Climbs all day to its end: no top short of it.
 			{Label: "Bodio\nDay 9: forged → Airolo", DistanceM: 3317, AscentM: 900, Points: climb(800, 1100, 1400, 1700)},
 			// Rolls 100 m over its ends: not a climb worth a mark.
@@ -216,13 +218,15 @@ func TestWriteText(t *testing.T) {
 			"Day 1: 4.4 km, ↑900 m ↓600 m, no accommodation chosen, 24–40 €",
 			"  Maslianico → Bodio",
 			"  Highest point: 1400 m at km 2.2",
+			"  Your waypoints: km 1.1 Spring (water) · km 3.3 Camp",
 			"Day 2: rest day, no accommodation chosen, 36–60 €",
 			"  Bodio",
+			"  Your waypoints: Bike shop (repair)",
 			"Day 3: 3.3 km, ↑900 m ↓0 m, no accommodation chosen, 36–60 €",
 			"  Bodio Day 9: forged → Airolo",
 			"Day 4: 2.2 km, ↑100 m ↓100 m, no accommodation (last day), 24–40 €",
 			"  Airolo → Andermatt",
-		}, lines[5:14])
+		}, lines[5:16])
 
 		unknown := trip
 		unknown.Stages = []export.Stage{trip.Stages[0]}
