@@ -86,7 +86,7 @@ func tripCourse(t Trip) course {
 			}
 			c.points = append(c.points, p)
 		}
-		c.days = append(c.days, newDay(c.points, s, i, first, len(c.points)-1))
+		c.days = append(c.days, newDay(c.points, t.Stages, i, first, len(c.points)-1))
 	}
 	return c
 }
@@ -100,7 +100,7 @@ func stageCourse(t Trip, i int) (course, error) {
 	s := t.Stages[i]
 	c := course{points: s.Points, ascentM: s.AscentM, descentM: s.DescentM, eleKnown: !s.ElevationUnknown}
 	if len(s.Points) > 0 {
-		d := newDay(s.Points, s, i, 0, len(s.Points)-1)
+		d := newDay(s.Points, t.Stages, i, 0, len(s.Points)-1)
 		c.name, c.days = d.title, []day{d}
 	} else {
 		c.name = dayTitle(s, i)
@@ -108,22 +108,23 @@ func stageCourse(t Trip, i int) (course, error) {
 	return c, nil
 }
 
-// newDay builds the day of stage s (at position i) spanning pts[first..last]
-// with its marks in route order: the rider's waypoints, the resupply points
-// and other POIs, where to sleep, the day's summit, and finally the day's
-// end.
-func newDay(pts []route.Point, s Stage, i, first, last int) day {
+// newDay builds the day of the stage at position i of stages spanning
+// pts[first..last] with its marks in route order: the rider's waypoints
+// (and those of a rest day after it, which has no track of its own: the
+// rider spends it where this day ends), the resupply points and other POIs,
+// where to sleep, the day's summit, and finally the day's end.
+func newDay(pts []route.Point, stages []Stage, i, first, last int) day {
+	s := stages[i]
 	d := day{n: i + 1, title: dayTitle(s, i), fitName: dayFITName(s, i), first: first, last: last,
 		ascentM: s.AscentM, descentM: s.DescentM, eleKnown: !s.ElevationUnknown}
 	where := fmt.Sprintf("Day %d", d.n)
 	for _, w := range s.Waypoints {
-		k := WaypointKind(w.Category)
-		typ := "waypoint"
-		if w.Category != "" {
-			typ = "waypoint:" + w.Category
+		d.marks = append(d.marks, waypointMark(w, where))
+	}
+	if i+1 < len(stages) && stages[i+1].RestDay {
+		for _, w := range stages[i+1].Waypoints {
+			d.marks = append(d.marks, waypointMark(w, fmt.Sprintf("Day %d (rest day)", i+2)))
 		}
-		d.marks = append(d.marks, mark{name: w.Name, desc: where + ": your waypoint", lat: w.Lat, lon: w.Lon,
-			sym: poiSymbol(k), typ: typ, cp: coursePointType(k), prio: prioWaypoint})
 	}
 	for _, r := range s.Resupply {
 		k := resupplyPOIKind(r.Kind)
@@ -165,6 +166,18 @@ func newDay(pts []route.Point, s Stage, i, first, last int) day {
 	d.marks = append(d.marks, mark{name: name, desc: dayDesc(s, i), lat: end.Lat, lon: end.Lon,
 		sym: "Flag, Red", typ: "day_end", cp: typedef.CoursePointSegmentEnd, fit: fit, at: last, prio: prioDayEnd})
 	return d
+}
+
+// waypointMark is one of the rider's waypoints as a mark of a day's file;
+// where names the day in its description.
+func waypointMark(w Waypoint, where string) mark {
+	k := WaypointKind(w.Category)
+	typ := "waypoint"
+	if w.Category != "" {
+		typ = "waypoint:" + w.Category
+	}
+	return mark{name: w.Name, desc: where + ": your waypoint", lat: w.Lat, lon: w.Lon,
+		sym: poiSymbol(k), typ: typ, cp: coursePointType(k), prio: prioWaypoint}
 }
 
 // SummitMinRiseM is how far a day's highest point must rise above both its

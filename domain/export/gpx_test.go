@@ -139,6 +139,40 @@ func TestWriteTripGPX(t *testing.T) {
 		require.Equal(t, []string{"Day 1 end: Hütte", "Day 3 end", "Day 4 end: Otta"}, ends)
 	})
 
+	t.Run("a rest day's waypoints come with the day before it, where the rider spends it, in the GPX and the FIT", func(t *testing.T) {
+		t.Parallel()
+		trip, pts := threeStageTrip(t)
+		a := len(pts) / 3
+		shop := export.Waypoint{Name: "Bike shop", Category: "repair", Lat: pts[a-2].Lat, Lon: pts[a-2].Lon + 0.0003}
+		trip.Stages = []export.Stage{trip.Stages[0], {RestDay: true, Waypoints: []export.Waypoint{shop}}, trip.Stages[1], trip.Stages[2]}
+		for _, write := range []func(*bytes.Buffer) error{
+			func(b *bytes.Buffer) error { return export.WriteTripGPX(b, trip, export.GPXOptions{}) },
+			func(b *bytes.Buffer) error { return export.WriteStageGPX(b, trip, 0, export.GPXOptions{}) },
+		} {
+			var buf bytes.Buffer
+			require.NoError(t, write(&buf))
+			var names []string
+			for _, w := range parseGPX(t, buf.Bytes()).Wpts {
+				if w.Name == "Bike shop" {
+					require.Equal(t, "Day 2 (rest day): your waypoint", w.Desc)
+					require.Equal(t, "waypoint:repair", w.Type)
+				}
+				if w.Type != "day_summit" {
+					names = append(names, w.Name)
+				}
+			}
+			require.Equal(t, []string{"Brunnen", "Bäckerei", "Bike shop", "Gasthof Post", "Day 1 end: Hütte"}, names[:5], "in day 1's file, in route order, before its end")
+		}
+		var buf bytes.Buffer
+		require.NoError(t, export.WriteTripFIT(&buf, trip, export.FITOptions{}))
+		_, c := decodeFIT(t, buf.Bytes())
+		found := false
+		for _, p := range c.CoursePoints {
+			found = found || p.Name == "Bike shop"
+		}
+		require.True(t, found, "the FIT course has the rest day's waypoint as a course point")
+	})
+
 	t.Run("each day's waypoints come in route order: the rider's, resupply, POIs, the night, then the day's end", func(t *testing.T) {
 		t.Parallel()
 		trip, pts := threeStageTrip(t)
