@@ -1,6 +1,7 @@
 package tripcli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -62,5 +63,30 @@ func TestProgress(t *testing.T) {
 		require.False(t, roadbookDone(&roadbookv1.TripDigest{Status: roadbookv1.TripStatus_TRIP_STATUS_READY, Partial: true}))
 		require.True(t, roadbookDone(&roadbookv1.TripDigest{Status: roadbookv1.TripStatus_TRIP_STATUS_READY}))
 		require.True(t, roadbookDone(&roadbookv1.TripDigest{Status: roadbookv1.TripStatus_TRIP_STATUS_FAILED, Partial: true}))
+	})
+}
+
+func TestPrintDigest(t *testing.T) {
+	t.Parallel()
+
+	t.Run("a rest day's row says where the rider stays, under the riding days' places", func(t *testing.T) {
+		t.Parallel()
+		trip := &roadbookv1.TripDigest{Title: "Passi", Stages: []*roadbookv1.StageDigest{
+			{Index: 0, DistanceM: 82000, AscentM: 1707, DescentM: 1511, RidingHours: 5.9, StartLabel: "Maslianico", EndLabel: "Bodio"},
+			{Index: 1, RestDay: true, StartLabel: "Bodio", EndLabel: "Bodio"},
+		}}
+		var b strings.Builder
+		printDigest(&b, trip)
+		var ride, rest string
+		for _, l := range strings.Split(b.String(), "\n") {
+			switch {
+			case strings.HasPrefix(l, "    1  "):
+				ride = l
+			case strings.HasPrefix(l, "    2  "):
+				rest = l
+			}
+		}
+		require.Equal(t, "    2  -           rest day                        staying at Bodio", rest)
+		require.Equal(t, strings.Index(ride, "Maslianico"), strings.Index(rest, "staying"), "the place stands in the FROM → TO column:\n%s\n%s", ride, rest)
 	})
 }

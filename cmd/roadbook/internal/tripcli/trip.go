@@ -337,7 +337,8 @@ func printDigest(w io.Writer, t *roadbookv1.TripDigest) {
 			date = "-"
 		}
 		if s.GetRestDay() {
-			fmt.Fprintf(w, "  %3d  %-10s  rest day\n", s.GetIndex()+1, date)
+			// Under FROM → TO: where the rider spends the day.
+			fmt.Fprintf(w, "  %3d  %-10s  %-30s  staying at %s\n", s.GetIndex()+1, date, "rest day", orPending(s.GetEndLabel()))
 			continue
 		}
 		from, to := orPending(s.GetStartLabel()), orPending(s.GetEndLabel())
