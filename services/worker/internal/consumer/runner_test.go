@@ -65,12 +65,7 @@ type runnerRig struct {
 
 func newRunnerRig(t *testing.T) *runnerRig {
 	t.Helper()
-	n, err := testkit.StartNATS(t.TempDir(), -1)
-	require.NoError(t, err)
-	t.Cleanup(n.Stop)
-	nc, err := testkit.Connect(n.URL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	n, nc := testkit.NATS(t)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	require.NoError(t, stream.Ensure(context.Background(), js, stream.DefaultOptions()))
